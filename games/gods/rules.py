@@ -1,0 +1,519 @@
+"""GODS (Michael Schacht): rules text in shared/rules/gods.md, data in data.toml beside this.
+
+Pure: state in, state and events out. The shape every game module has:
+game info constant, the Rules class (set-up, legal orders, apply, views, scores), registration.
+"""
+
+from __future__ import annotations
+
+from pbem.engine import Event, GameInfo, Rules
+from pbem.errors import DataError
+from pbem.flow import Clockwise
+from pbem.hexgrid import NEIGHBOURS, key, neighbours, parse_key
+from pbem.orders import Grammar, Order
+from pbem.rng import Rng
+
+GAME_INFO = GameInfo(
+    name="gods",
+    title="GODS",
+    min_players=2,
+    max_players=4,
+    options={"start": "who starts: 'seat' (the first --player, default) or 'random'"},
+)
+
+GRAMMAR = Grammar(
+    verbs={
+        "tribe": ("word? hex", "place a tribe from the display at q,r (name its colour if the display holds two colours); costs 1 crystal per adjacent card"),
+        "temple": ("hex", "place a temple from the supply at q,r; costs 3 crystals per adjacent card; converts every adjacent tribe"),
+        "wasteland": ("hex", "place a wasteland from the display at q,r; gains 1 crystal"),
+        "whirlwind": ("hex -> hex", "take the whirlwind from the display and move a wasteland from q,r to q,r; free"),
+        "move": ("hex -> hex", "reposition a wasteland from q,r to q,r; costs 2 crystals"),
+        "keep": ("word?", "take the extra action card from the display and keep it for later; free"),
+        "extra": ("", "play a kept extra action card: one more action this turn (not an action itself)"),
+        "discard": ("word word?", "discard a card from the display, e.g. `discard green` or `discard wasteland`"),
+        "endgame": ("", "end the game now (needs nations of 3 colours, or 4 nation cards)"),
+        "pass": ("", "forfeit an action (only when the display is empty)"),
+    },
+    aliases={"->": "->", "to": "->", "waste": "wasteland", "gray": "grey", "violet": "purple"},
+)
+
+
+def _validate(data: dict) -> dict:
+    try:
+        comp, rules, deck = data["components"], data["rules"], data["deck"]
+        colours = rules["tribe_colours"]
+        if len(set(colours)) != len(colours) or not colours:
+            raise DataError("gods: tribe_colours must be distinct")
+        if len(rules["god_colours"]) < data["max_players"]:
+            raise DataError("gods: too few god colours for max_players")
+        draw = deck["tribes_per_colour"] * len(colours) + deck["wasteland"] + deck["extra"] + deck["whirlwind"] + deck["gameend"]
+        if draw + comp["temples"] != 72:
+            raise DataError(f"gods: the hex cards must number 72, not {draw + comp['temples']}")
+        for n in range(data["min_players"], data["max_players"] + 1):
+            cells = [parse_key(c["at"]) for c in data["setup"][str(n)]]
+            if len(set(cells)) != len(cells):
+                raise DataError(f"gods: set-up for {n} places two cards on one cell")
+    except KeyError as err:
+        raise DataError(f"gods: data.toml lacks {err}") from err
+    return data
+
+
+def card_name(card: str) -> str:
+    """'tribe:green' -> 'green tribe'; others as they are."""
+    if card.startswith("tribe:"):
+        return f"{card[6:]} tribe"
+    return {"extra": "extra action", "gameend": "game end"}.get(card, card)
+
+
+class GodsRules(Rules):
+    info = GAME_INFO
+    grammar = GRAMMAR
+
+    def __init__(self, data: dict):
+        super().__init__(_validate(data))
+        self.r = data["rules"]
+        self.c = data["components"]
+        self.colours = self.r["tribe_colours"]
+        self.turn_order = Clockwise()
+
+    # --- set-up ------------------------------------------------------------------------
+    def setup(self, players, options, rng: Rng):
+        n = len(players)
+        unknown = set(options) - set(self.info.options)
+        if unknown:
+            raise DataError(f"gods: unknown option(s) {', '.join(sorted(unknown))}; known: start")
+        if options.get("start", "seat") not in ("seat", "random"):
+            raise DataError("gods: option start must be 'seat' or 'random'")
+        deck_spec = self.data["deck"]
+        pile = [f"tribe:{c}" for c in self.colours for _ in range(deck_spec["tribes_per_colour"])]
+        pile += ["wasteland"] * deck_spec["wasteland"] + ["extra"] * deck_spec["extra"] + ["whirlwind"] * deck_spec["whirlwind"]
+        board: dict[str, dict] = {}
+        for entry in self.data["setup"][str(n)]:
+            card = entry["card"]
+            pile.remove(card)
+            board[key(*parse_key(entry["at"]))] = self._card_on_board(card, None)
+        events: list[Event] = [{"type": "setup", "cards": len(board)}]
+        rng.shuffle(pile)
+        bottom = self.r["game_end_in_bottom"]
+        tail = pile[len(pile) - (bottom - 1):]
+        pile = pile[: len(pile) - (bottom - 1)]
+        tail.append("gameend")
+        rng.shuffle(tail)
+        pile += tail
+        events.append({"type": "shuffle", "what": "draw pile", "cards": len(pile), "note": f"the game end card is among the bottom {bottom}"})
+        start_crystals = self.r["start_crystals"]
+        first = 0
+        if options.get("start") == "random":
+            first = rng.randbelow(n)
+            events.append({"type": "roll", "what": "start player", "result": players[first]})
+        game = {
+            "players": list(players),
+            "colour": {p: self.r["god_colours"][i] for i, p in enumerate(players)},
+            "board": board,
+            "deck": pile,
+            "display": [],
+            "discard": [],
+            "temples_left": self.c["temples"],
+            "stock": self.c["crystals"] - start_crystals * n,
+            "crystals": {p: start_crystals for p in players},
+            "markers": {p: self.r["markers_per_god"] for p in players},
+            "extra_cards": {p: 0 for p in players},
+            "temples_built": {p: 0 for p in players},
+            "nations": {p: {} for p in players},
+            "vp_cards": {p: {} for p in players},
+            "nation_stock": {c: self.c["nation_cards_per_colour"] for c in self.colours},
+            "vp_stock": {c: self.c["vp_cards_per_colour"] for c in self.colours},
+            "turn": {"player": players[first], "actions_left": 0, "number": 0},
+            "gameend_revealed": False,
+        }
+        state = {"flow": {"phase": "turn", "active": [], "sealed": False, "over": False}, "game": game}
+        events += self._begin_turn(state, players[first])
+        return state, events
+
+    @staticmethod
+    def _card_on_board(card: str, god: str | None) -> dict:
+        if card.startswith("tribe:"):
+            return {"kind": "tribe", "colour": card[6:], "god": god}
+        if card == "temple":
+            return {"kind": "temple", "god": god}
+        return {"kind": card}
+
+    # --- turn flow -----------------------------------------------------------------------
+    def _begin_turn(self, state: dict, player: str) -> list[Event]:
+        g = state["game"]
+        events: list[Event] = []
+        g["turn"] = {"player": player, "actions_left": self.r["actions"], "number": g["turn"]["number"] + 1}
+        state["flow"].update(active=[player], prompt=f"{player}: take two actions")
+        # 1) Gather strength: take 3 crystals; no more than 12, excess forfeited.
+        take = min(self.r["gather"], g["stock"])
+        g["stock"] -= take
+        have = g["crystals"][player] + take
+        excess = max(0, have - self.r["crystal_cap"])
+        g["crystals"][player] = have - excess
+        g["stock"] += excess
+        events.append({"type": "gather", "player": player, "took": take - excess, "forfeited": excess, "crystals": g["crystals"][player]})
+        # 2) Lay out cards: make the display up to 2. The game end card ends the game at once.
+        while len(g["display"]) < self.r["display_size"] and g["deck"]:
+            card = g["deck"].pop(0)
+            if card == "gameend":
+                g["gameend_revealed"] = True
+                g["discard"].append(card)
+                events.append({"type": "reveal", "card": "gameend"})
+                events += self._finish(state, reason="the game end card was turned over")
+                return events
+            g["display"].append(card)
+            events.append({"type": "reveal", "card": card})
+        return events
+
+    def _end_action(self, state: dict, player: str, counts: bool = True) -> list[Event]:
+        g = state["game"]
+        events = self._check_nations(state)
+        if counts:
+            g["turn"]["actions_left"] -= 1
+        if g["turn"]["actions_left"] <= 0 and not state["flow"]["over"]:
+            nxt = self.turn_order.next(g["players"], player)
+            events.append({"type": "turn_over", "player": player, "next": nxt})
+            events += self._begin_turn(state, nxt)
+        return events
+
+    def _finish(self, state: dict, reason: str) -> list[Event]:
+        g = state["game"]
+        scores = self.scores(state)
+        best = max((scores[p], g["crystals"][p]) for p in g["players"])
+        winners = [p for p in g["players"] if (scores[p], g["crystals"][p]) == best]
+        most = max(g["temples_built"].values())
+        penalised = [p for p in g["players"] if most > 0 and g["temples_built"][p] == most]
+        state["flow"].update(over=True, active=[], prompt="")
+        state["flow"]["outcome"] = {"winners": winners, "scores": scores, "reason": reason, "temple_penalty": penalised, "crystals": dict(g["crystals"])}
+        return [{"type": "game_over", "reason": reason, "winners": winners, "scores": scores, "temple_penalty": penalised}]
+
+    # --- geometry and costs --------------------------------------------------------------
+    @staticmethod
+    def _adjacent_cards(board: dict, cell: tuple[int, int]) -> list[str]:
+        return [key(*n) for n in neighbours(*cell) if key(*n) in board]
+
+    def _frontier(self, board: dict) -> list[tuple[int, int]]:
+        cells = set()
+        for k in board:
+            for n in neighbours(*parse_key(k)):
+                if key(*n) not in board:
+                    cells.add(n)
+        return sorted(cells, key=lambda c: (c[1], c[0]))
+
+    # --- legal orders ------------------------------------------------------------------
+    def legal_orders(self, state, player):
+        g = state["game"]
+        if state["flow"]["over"] or player not in state["flow"]["active"]:
+            return []
+        orders: list[Order] = []
+        board, money = g["board"], g["crystals"][player]
+        frontier = self._frontier(board)
+        display = g["display"]
+        tribe_colours = sorted({c[6:] for c in display if c.startswith("tribe:")})
+        for cell in frontier:
+            k = key(*cell)
+            adj = len(self._adjacent_cards(board, cell))
+            for colour in tribe_colours:
+                if adj * self.r["tribe_cost_per_neighbour"] <= money:
+                    orders.append(Order(("tribe", colour, k), ("tribe", colour, k), frozenset({1})))
+            if g["temples_left"] > 0 and adj * self.r["temple_cost_per_neighbour"] <= money:
+                orders.append(Order(("temple", k), ("temple", k)))
+            if "wasteland" in display:
+                orders.append(Order(("wasteland", k), ("wasteland", k)))
+        wastes = sorted((k for k, c in board.items() if c["kind"] == "wasteland"), key=lambda k: parse_key(k)[::-1])
+        can_whirl = "whirlwind" in display
+        can_move = money >= self.r["reposition_cost"]
+        if wastes and (can_whirl or can_move):
+            for src in wastes:
+                rest = {k: v for k, v in board.items() if k != src}
+                for cell in self._frontier(rest):
+                    dst = key(*cell)
+                    if dst == src:
+                        continue
+                    if can_whirl:
+                        orders.append(Order(("whirlwind", src, "->", dst), ("whirlwind", src, dst)))
+                    if can_move:
+                        orders.append(Order(("move", src, "->", dst), ("move", src, dst)))
+        if "extra" in display:
+            orders.append(Order(("keep", "extra"), ("keep",), frozenset({1})))
+        if g["extra_cards"][player] > 0:
+            orders.append(Order(("extra",), ("extra",)))
+        for card in sorted(set(display)):
+            if card.startswith("tribe:"):
+                orders.append(Order(("discard", card[6:], "tribe"), ("discard", card), frozenset({2})))
+            else:
+                word = {"extra": "extra"}.get(card, card)
+                orders.append(Order(("discard", word), ("discard", card)))
+        if self._may_end(g, player):
+            orders.append(Order(("endgame",), ("endgame",)))
+        if not display:
+            orders.append(Order(("pass",), ("pass",)))
+        return orders
+
+    def _may_end(self, g: dict, player: str) -> bool:
+        held = g["nations"][player]
+        colours = sum(1 for v in held.values() if v > 0)
+        return colours >= self.r["end_nation_colours"] or sum(held.values()) >= self.r["end_nations"]
+
+    def default_order(self, state, player):
+        display = state["game"]["display"]
+        if display:
+            card = display[0]
+            word = card[6:] if card.startswith("tribe:") else card
+            return Order(("discard", word), ("discard", card))
+        return Order(("pass",), ("pass",))
+
+    def why_illegal(self, state, player, typed):
+        g = state["game"]
+        verb = typed[0]
+        cells = [t for t in typed[1:] if "," in t]
+        money = g["crystals"][player]
+        if player not in state["flow"]["active"]:
+            return "it is not your turn"
+        if verb in ("tribe", "wasteland") and not any(
+            (c.startswith("tribe:") if verb == "tribe" else c == "wasteland") for c in g["display"]
+        ):
+            return f"there is no {verb} in the display (display: {', '.join(card_name(c) for c in g['display']) or 'empty'})"
+        if verb == "tribe" and len(typed) == 3 and typed[1] not in [c[6:] for c in g["display"] if c.startswith("tribe:")]:
+            return f"there is no {typed[1]} tribe in the display"
+        if verb == "temple" and g["temples_left"] <= 0:
+            return "no temples are left in the supply"
+        if verb in ("whirlwind",) and "whirlwind" not in g["display"]:
+            return "there is no whirlwind in the display"
+        if verb in ("keep",) and "extra" not in g["display"]:
+            return "there is no extra action card in the display"
+        if verb == "extra" and g["extra_cards"][player] == 0:
+            return "you hold no extra action card"
+        if verb == "endgame":
+            return "you may end the game only with nations of 3 colours or 4 nation cards"
+        if verb == "pass":
+            return "you may pass only when the display is empty; discard a card instead"
+        if verb == "move" and money < self.r["reposition_cost"]:
+            return f"repositioning a wasteland costs {self.r['reposition_cost']} crystals; you have {money}"
+        if verb in ("whirlwind", "move") and len(cells) == 2:
+            src, dst = cells
+            if g["board"].get(src, {}).get("kind") != "wasteland":
+                return f"there is no wasteland at {src}"
+            rest = {k: v for k, v in g["board"].items() if k != src}
+            if dst in rest:
+                return f"{dst} is already occupied"
+            if not self._adjacent_cards(rest, parse_key(dst)):
+                return f"{dst} does not adjoin any card"
+        if verb in ("tribe", "temple", "wasteland") and cells:
+            cell = cells[-1]
+            if cell in g["board"]:
+                return f"{cell} is already occupied by a {self._describe(g['board'][cell])}"
+            adj = len(self._adjacent_cards(g["board"], parse_key(cell)))
+            if adj == 0:
+                return f"{cell} does not adjoin any card"
+            per = {"tribe": self.r["tribe_cost_per_neighbour"], "temple": self.r["temple_cost_per_neighbour"]}.get(verb, 0)
+            if adj * per > money:
+                return f"it costs {adj * per} crystals ({adj} adjacent card{'s' if adj > 1 else ''}); you have {money}"
+        return None
+
+    @staticmethod
+    def _describe(cell: dict) -> str:
+        if cell["kind"] == "tribe":
+            return f"{cell['colour']} tribe"
+        if cell["kind"] == "temple":
+            return f"temple of {cell['god']}"
+        return cell["kind"]
+
+    # --- applying an order -------------------------------------------------------------
+    def apply(self, state, player, order, rng):
+        g = state["game"]
+        kind = order.payload[0]
+        board = g["board"]
+        events: list[Event] = []
+        if kind == "tribe":
+            _, colour, k = order.payload
+            cell = parse_key(k)
+            cost = len(self._adjacent_cards(board, cell)) * self.r["tribe_cost_per_neighbour"]
+            self._pay(g, player, cost)
+            g["display"].remove(f"tribe:{colour}")
+            religion = self._tribe_religion(board, cell)
+            god = religion if religion and g["markers"][religion] > 0 else None
+            if god:
+                g["markers"][god] -= 1
+            board[k] = {"kind": "tribe", "colour": colour, "god": god}
+            events.append({"type": "tribe", "player": player, "at": k, "colour": colour, "cost": cost, "religion": god,
+                           "unclaimed_reason": None if god else ("no markers left" if religion else "no single religion adjoins it")})
+        elif kind == "temple":
+            _, k = order.payload
+            cell = parse_key(k)
+            cost = len(self._adjacent_cards(board, cell)) * self.r["temple_cost_per_neighbour"]
+            self._pay(g, player, cost)
+            g["temples_left"] -= 1
+            g["temples_built"][player] += 1
+            board[k] = {"kind": "temple", "god": player}
+            events.append({"type": "temple", "player": player, "at": k, "cost": cost})
+            events += self._convert(g, player, cell)
+        elif kind == "wasteland":
+            _, k = order.payload
+            g["display"].remove("wasteland")
+            board[k] = {"kind": "wasteland"}
+            gained = self._gain(g, player, self.r["wasteland_gain"])
+            events.append({"type": "wasteland", "player": player, "at": k, "gained": gained})
+        elif kind in ("whirlwind", "move"):
+            _, src, dst = order.payload
+            if kind == "whirlwind":
+                g["display"].remove("whirlwind")
+                g["discard"].append("whirlwind")
+                cost = 0
+            else:
+                cost = self.r["reposition_cost"]
+                self._pay(g, player, cost)
+            board[dst] = board.pop(src)
+            events.append({"type": kind, "player": player, "from": src, "to": dst, "cost": cost})
+        elif kind == "keep":
+            g["display"].remove("extra")
+            g["extra_cards"][player] += 1
+            events.append({"type": "keep", "player": player})
+        elif kind == "extra":
+            g["extra_cards"][player] -= 1
+            g["discard"].append("extra")
+            g["turn"]["actions_left"] += 1
+            events.append({"type": "extra", "player": player, "actions_left": g["turn"]["actions_left"]})
+            return events + self._end_action(state, player, counts=False)
+        elif kind == "discard":
+            card = order.payload[1]
+            g["display"].remove(card)
+            g["discard"].append(card)
+            events.append({"type": "discard", "player": player, "card": card})
+        elif kind == "endgame":
+            events.append({"type": "endgame", "player": player})
+            return events + self._finish(state, reason=f"{player} chose to end the game")
+        elif kind == "pass":
+            events.append({"type": "pass", "player": player})
+        else:  # pragma: no cover
+            raise ValueError(f"unknown order payload {order.payload!r}")
+        return events + self._end_action(state, player)
+
+    def _pay(self, g: dict, player: str, cost: int) -> None:
+        if cost > g["crystals"][player]:  # legal_orders prevents this; guard the invariant
+            raise ValueError("cannot pay")
+        g["crystals"][player] -= cost
+        g["stock"] += cost
+
+    def _gain(self, g: dict, player: str, amount: int) -> int:
+        gained = max(0, min(amount, g["stock"], self.r["crystal_cap"] - g["crystals"][player]))
+        g["stock"] -= gained
+        g["crystals"][player] += gained
+        return gained
+
+    def _tribe_religion(self, board: dict, cell: tuple[int, int]) -> str | None:
+        """The religion a newly placed tribe adopts, by the text's four cases."""
+        adjacent = [board[k] for k in self._adjacent_cards(board, cell)]
+        temples = {c["god"] for c in adjacent if c["kind"] == "temple"}
+        if temples:
+            return temples.pop() if len(temples) == 1 else None
+        tribes = [c["god"] for c in adjacent if c["kind"] == "tribe"]
+        if not tribes:
+            return None
+        religions = set(tribes) if self.r["unmarked_neighbour_blocks"] else {t for t in tribes if t}
+        if len(religions) == 1:
+            (only,) = religions
+            return only
+        return None
+
+    def _convert(self, g: dict, player: str, cell: tuple[int, int]) -> list[Event]:
+        """A temple converts every adjacent tribe to its builder's religion."""
+        board = g["board"]
+        targets = sorted(
+            (k for k in self._adjacent_cards(board, cell) if board[k]["kind"] == "tribe" and board[k]["god"] != player),
+            key=lambda k: parse_key(k)[::-1],
+        )
+        events: list[Event] = []
+        for k in targets:
+            old = board[k]["god"]
+            if old:
+                g["markers"][old] += 1
+            board[k]["god"] = None
+        for k in targets:
+            old_events = {"type": "convert", "at": k, "colour": board[k]["colour"], "to": None}
+            if g["markers"][player] > 0:
+                g["markers"][player] -= 1
+                board[k]["god"] = player
+                old_events["to"] = player
+            events.append(old_events)
+        return events
+
+    def _check_nations(self, state: dict) -> list[Event]:
+        """Found nations (with a victory point card while any are left) and dissolve them."""
+        g = state["game"]
+        count: dict[str, dict[str, int]] = {p: {} for p in g["players"]}
+        for cell in g["board"].values():
+            if cell["kind"] == "tribe" and cell["god"]:
+                count[cell["god"]][cell["colour"]] = count[cell["god"]].get(cell["colour"], 0) + 1
+        per = self.r["tribes_per_nation"]
+        events: list[Event] = []
+        for p in g["players"]:  # losses first, so the cards are back in the stock
+            for colour, held in list(g["nations"][p].items()):
+                while held > count[p].get(colour, 0) // per:
+                    held -= 1
+                    g["nation_stock"][colour] += 1
+                    events.append({"type": "nation_lost", "player": p, "colour": colour})
+                g["nations"][p][colour] = held
+                if held == 0:
+                    del g["nations"][p][colour]
+        for p in g["players"]:
+            for colour, n in sorted(count[p].items()):
+                held = g["nations"][p].get(colour, 0)
+                while held < n // per and g["nation_stock"][colour] > 0:
+                    held += 1
+                    g["nation_stock"][colour] -= 1
+                    got_vp = g["vp_stock"][colour] > 0
+                    if got_vp:
+                        g["vp_stock"][colour] -= 1
+                        g["vp_cards"][p][colour] = g["vp_cards"][p].get(colour, 0) + 1
+                    events.append({"type": "nation_founded", "player": p, "colour": colour, "vp_card": got_vp})
+                if held:
+                    g["nations"][p][colour] = held
+        return events
+
+    # --- views, scores -----------------------------------------------------------------
+    def scores(self, state):
+        g = state["game"]
+        most = max(g["temples_built"].values())
+        out = {}
+        for p in g["players"]:
+            pts = self.r["nation_card_points"] * sum(g["nations"][p].values()) + self.r["vp_card_points"] * sum(g["vp_cards"][p].values())
+            if most > 0 and g["temples_built"][p] == most:
+                pts -= self.r["temple_penalty"]
+            out[p] = pts
+        return out
+
+    def view(self, state, player):
+        g = state["game"]
+        public = {
+            "players": [
+                {
+                    "name": p,
+                    "colour": g["colour"][p],
+                    "crystals": g["crystals"][p],
+                    "markers_left": g["markers"][p],
+                    "extra_cards": g["extra_cards"][p],
+                    "temples_built": g["temples_built"][p],
+                    "nations": dict(sorted(g["nations"][p].items())),
+                    "vp_cards": dict(sorted(g["vp_cards"][p].items())),
+                    "can_end": self._may_end(g, p),
+                }
+                for p in g["players"]
+            ],
+            "board": [dict(at=k, **v) for k, v in sorted(g["board"].items(), key=lambda kv: parse_key(kv[0])[::-1])],
+            "display": [card_name(c) for c in g["display"]],
+            "deck_count": len(g["deck"]),
+            "discard": [card_name(c) for c in g["discard"]],
+            "temples_left": g["temples_left"],
+            "stock": g["stock"],
+            "nation_stock": dict(g["nation_stock"]),
+            "vp_stock": dict(g["vp_stock"]),
+            "turn": dict(g["turn"]),
+            "scores": self.scores(state),
+        }
+        if player is not None:
+            public["you"] = player
+        return public
+
+
+RULES = GodsRules

@@ -1,0 +1,258 @@
+"""The engine: advance a game until some player must decide, ask exactly those players, wait.
+
+Everything here is pure: a game's state is plain JSON data, `Rules` functions take a state and
+an Rng and return events; no I/O, no clock. The state keeps flow data (which phase, who is
+active) apart from game data:
+
+    state = {"flow": {"number": 7, "phase": "turn", "active": ["ra"], "sealed": False,
+                      "over": False},
+             "game": {...}}
+
+A *request* is one player asked to decide in the current phase. One request is a sequential
+turn; several sealed requests answered together are a simultaneous phase. A reaction owed by a
+player who is not asked is a *standing order*: an order legal for that player even while not
+active, kept in the game state until changed.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbem.errors import IllegalOrderError, OrderError
+from pbem.orders import Grammar, Line, Order, Script, match_order
+from pbem.rng import Rng, phase_rng
+
+Event = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options: dict[str, str] = field(default_factory=dict)  # option -> help (with default)
+
+
+@dataclass(frozen=True)
+class Request:
+    player: str
+    phase: str
+    prompt: str
+    sealed: bool = False
+
+
+class Rules:
+    """The interface every game module implements (one file a game, same shape every time)."""
+
+    info: GameInfo
+    grammar: Grammar
+
+    def __init__(self, data: dict):
+        self.data = data
+
+    # --- set-up and flow -------------------------------------------------------------
+    def setup(self, players: list[str], options: dict[str, str], rng: Rng) -> tuple[dict, list[Event]]:
+        raise NotImplementedError
+
+    def advance(self, state: dict, rng: Rng) -> list[Event]:
+        """Eager automation: do everything that needs no decision. Default: nothing."""
+        return []
+
+    def requests(self, state: dict) -> list[Request]:
+        flow = state["flow"]
+        if flow.get("over"):
+            return []
+        return [
+            Request(p, flow["phase"], flow.get("prompt", ""), flow.get("sealed", False))
+            for p in flow["active"]
+        ]
+
+    # --- orders ----------------------------------------------------------------------
+    def legal_orders(self, state: dict, player: str) -> list[Order]:
+        """Every order `player` may give now: the single source of truth for legality."""
+        raise NotImplementedError
+
+    def standing_orders(self, state: dict, player: str) -> list[Order]:
+        """Orders a player may give while not active (standing orders). Default: none."""
+        return []
+
+    def apply(self, state: dict, player: str, order: Order, rng: Rng) -> list[Event]:
+        raise NotImplementedError
+
+    def default_order(self, state: dict, player: str) -> Order:
+        """What a player who gives no (more) orders does: the game's pass/hold."""
+        raise NotImplementedError
+
+    def why_illegal(self, state: dict, player: str, typed: list[str]) -> str | None:
+        return None
+
+    # --- what players see and the result ---------------------------------------------
+    def view(self, state: dict, player: str | None) -> dict:
+        """All `player` may see (None: the public). Reports are rendered from views only."""
+        raise NotImplementedError
+
+    def scores(self, state: dict) -> dict[str, int]:
+        return {}
+
+    def outcome(self, state: dict) -> dict | None:
+        """None while the game runs; else {"winners": [...], "scores": {...}, ...}."""
+        return state["flow"].get("outcome")
+
+    def order_help(self) -> str:
+        return "\n".join(f"{verb} {pat}".strip() + f"  -- {doc}" for verb, (pat, doc) in self.grammar.verbs.items())
+
+
+def state_hash(state: dict) -> str:
+    return hashlib.sha256(json.dumps(state, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def active_players(rules: Rules, state: dict) -> list[str]:
+    return [r.player for r in rules.requests(state)]
+
+
+def settle(rules: Rules, state: dict, rng: Rng) -> list[Event]:
+    """Automate until a real decision is needed: run the game's automatic steps, and play
+    any order that is the only legal one (a forced order) for the player asked."""
+    events: list[Event] = []
+    for _ in range(10_000):
+        events += rules.advance(state, rng)
+        if rules.outcome(state):
+            state["flow"]["over"] = True
+            state["flow"]["active"] = []
+            break
+        forced = False
+        for req in rules.requests(state):
+            legal = rules.legal_orders(state, req.player)
+            if len(legal) == 1:
+                order = legal[0]
+                evs = rules.apply(state, req.player, order, rng)
+                events.append({"type": "forced", "player": req.player, "order": order.text})
+                events += evs
+                forced = True
+                break
+        if not forced:
+            break
+    else:  # pragma: no cover - a rules bug, not a user error
+        raise RuntimeError("settle did not reach a decision in 10000 steps")
+    return events
+
+
+def start(rules: Rules, players: list[str], options: dict[str, str], seed: str) -> tuple[dict, list[Event]]:
+    """Set a game up and settle it until the first decision (phase 1 opens)."""
+    rng = phase_rng(seed, 0)
+    state, events = rules.setup(list(players), dict(options), rng)
+    state["flow"]["number"] = 1
+    events += settle(rules, state, rng)
+    return state, events
+
+
+@dataclass
+class LineResult:
+    number: int
+    text: str
+    status: str  # accepted | rejected | executed | skipped | unused
+    order: str = ""
+    reason: str = ""
+
+
+def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> tuple[Order, list[Event]]:
+    active = player in active_players(rules, state)
+    legal = rules.legal_orders(state, player) if active else []
+    legal = legal + rules.standing_orders(state, player)
+    try:
+        order = match_order(rules.grammar, legal, line, lambda typed: rules.why_illegal(state, player, typed))
+    except IllegalOrderError as err:
+        if not active and not rules.standing_orders(state, player):
+            raise IllegalOrderError(
+                f"'{line.text}': it is not your turn", line.text, line.number, 1
+            ) from err
+        if not active:
+            awaited = ", ".join(active_players(rules, state)) or "nobody"
+            raise IllegalOrderError(
+                f"{err.message} (it is not your turn; awaiting {awaited}; only standing orders can be given now)",
+                line.text, line.number, 1,
+            ) from err
+        raise
+    return order, rules.apply(state, player, order, rng)
+
+
+def check_script(rules: Rules, state: dict, player: str, script: Script, seed: str = "preview") -> list[LineResult]:
+    """Check a submission against the current position, line by line, without changing it.
+    Each line is checked in the position the previous accepted lines lead to."""
+    sim = copy.deepcopy(state)
+    rng = Rng(f"check:{seed}", "preview")
+    results = []
+    for line in script.lines:
+        try:
+            order, _ = _run_line(rules, sim, player, line, rng)
+            results.append(LineResult(line.number, line.text, "accepted", order.text))
+        except OrderError as err:
+            err.line, err.text = line.number, line.text
+            results.append(LineResult(line.number, line.text, "rejected", reason=err.located()))
+    return results
+
+
+@dataclass
+class Resolution:
+    state: dict
+    events: list[Event]
+    lines: dict[str, list[LineResult]]
+    nmr: list[str]
+    defaulted: dict[str, list[str]]
+
+
+def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: str) -> Resolution:
+    """Resolve the current phase: standing orders of players not asked, then the scripts of
+    the players asked (in request order), default orders for what they left open, then
+    settle until the next decision. A player with no script at all is NMR."""
+    state = copy.deepcopy(state)
+    number = state["flow"]["number"]
+    rng = phase_rng(seed, number)
+    events: list[Event] = []
+    lines: dict[str, list[LineResult]] = {}
+    defaulted: dict[str, list[str]] = {}
+    asked = active_players(rules, state)
+    nmr = [p for p in asked if scripts.get(p) is None]
+    for p in nmr:
+        events.append({"type": "nmr", "player": p})
+
+    def run(player: str, script: Script) -> None:
+        results = lines.setdefault(player, [])
+        for line in script.lines:
+            if player in asked and player not in active_players(rules, state) and not rules.standing_orders(state, player):
+                results.append(LineResult(line.number, line.text, "unused", reason="your part of this phase was over"))
+                continue
+            try:
+                order, evs = _run_line(rules, state, player, line, rng)
+            except OrderError as err:
+                err.line, err.text = line.number, line.text
+                results.append(LineResult(line.number, line.text, "skipped", reason=err.located()))
+                events.append({"type": "skipped", "player": player, "line": line.number, "text": line.text, "reason": err.message})
+                continue
+            results.append(LineResult(line.number, line.text, "executed", order.text))
+            events.append({"type": "order", "player": player, "order": order.text})
+            events.extend(evs)
+
+    bystanders = [p for p, s in scripts.items() if s is not None and p not in asked]
+    for player in sorted(bystanders):
+        run(player, scripts[player])  # type: ignore[arg-type]
+    for player in asked:
+        script = scripts.get(player)
+        if script is not None:
+            run(player, script)
+        for _ in range(1000):
+            if player not in active_players(rules, state) or state["flow"].get("over"):
+                break
+            legal = rules.legal_orders(state, player)
+            order = legal[0] if len(legal) == 1 else rules.default_order(state, player)
+            defaulted.setdefault(player, []).append(order.text)
+            events.append({"type": "default", "player": player, "order": order.text})
+            events.extend(rules.apply(state, player, order, rng))
+    state["flow"]["number"] = number + 1
+    events += settle(rules, state, rng)
+    return Resolution(state, events, lines, nmr, defaulted)

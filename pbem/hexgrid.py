@@ -1,0 +1,63 @@
+"""Axial hex coordinates (q, r) and a text drawing of a hex map for reports.
+
+Pointy-top hexes; the six neighbours of q,r are q+1,r  q-1,r  q,r+1  q,r-1  q+1,r-1  q-1,r+1.
+"""
+
+from __future__ import annotations
+
+NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+
+
+def key(q: int, r: int) -> str:
+    return f"{q},{r}"
+
+
+def parse_key(k: str) -> tuple[int, int]:
+    q, r = k.split(",")
+    return int(q), int(r)
+
+
+def neighbours(q: int, r: int) -> list[tuple[int, int]]:
+    return [(q + dq, r + dr) for dq, dr in NEIGHBOURS]
+
+
+def distance(a: tuple[int, int], b: tuple[int, int]) -> int:
+    dq, dr = a[0] - b[0], a[1] - b[1]
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def draw(cells: dict[str, str], marks: dict[str, str] | None = None, width: int = 7) -> str:
+    """Draw labelled cells as rows of hexes, each row shifted half a cell per r, so that
+    neighbours touch as on the table. `cells` maps "q,r" to a short label (at most
+    width-2 characters); `marks` labels empty cells (e.g. "." for where a card may go).
+    Every cell shows its coordinates on the line above its label."""
+    marks = marks or {}
+    allcells = {**{k: v for k, v in marks.items()}, **cells}
+    if not allcells:
+        return "(empty)"
+    coords = [parse_key(k) for k in allcells]
+    # x position in half-cells: 2q + r
+    xs = [2 * q + r for q, r in coords]
+    xmin = min(xs)
+    rmin = min(r for _, r in coords)
+    rmax = max(r for _, r in coords)
+    half = (width + 1) // 2
+    lines = []
+    for r in range(rmin, rmax + 1):
+        row = sorted((q for q, rr in coords if rr == r))
+        if not row:
+            continue
+        top, mid = [], []
+        cursor = 0
+        for q in row:
+            x = (2 * q + r - xmin) * half
+            pad = x - cursor
+            k = key(q, r)
+            label = allcells[k]
+            top.append(" " * pad + k.center(width))
+            mid.append(" " * pad + (f"[{label}]" if k in cells else f" {label} ").center(width))
+            cursor = x + width
+        lines.append("".join(top).rstrip())
+        lines.append("".join(mid).rstrip())
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

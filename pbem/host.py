@@ -1,0 +1,504 @@
+"""The host: what each CLI command does, as library functions over the store.
+
+Each function takes an open store (sqlite_utils.Database) and raises PbemError subclasses
+for anything a user did wrong; the CLI turns those into clean messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlite_utils
+
+from pbem import engine, reports, schedule
+from pbem.engine import LineResult
+from pbem.errors import AuthError, InputError, NotFound, PbemError
+from pbem.orders import Script, decode, read_script
+from pbem.registry import get_rules
+from pbem.rng import Rng, new_seed, seed_hash
+from pbem.store import dumps, loads
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+RESERVED = {"public", "reports", "all"}
+WORDS = (
+    "amber anvil arrow aspen birch cedar cloud comet coral delta ember falcon fern flint "
+    "frost grove harbor heron iris jade juniper lamp lark linen maple marble meadow mist "
+    "oak olive onyx orchid pearl pine quartz raven reed river sage slate spruce stone "
+    "thistle tiger torch tulip willow wren"
+).split()
+DEFAULT_TURNS = "turns"
+
+
+def _check_name(kind: str, value: str) -> str:
+    value = (value or "").strip().lower()
+    if not NAME.match(value) or value in RESERVED:
+        raise PbemError(
+            f"{kind} '{value}' is not allowed: use 1-40 lower-case letters, digits, '-' or '_', "
+            f"starting with a letter or digit (and not {', '.join(sorted(RESERVED))})"
+        )
+    return value
+
+
+def new_password() -> str:
+    return f"{secrets.choice(WORDS)}-{secrets.choice(WORDS)}-{secrets.randbelow(90) + 10}"
+
+
+def _game(db, game_id: str) -> dict:
+    try:
+        return db["games"].get(game_id)
+    except sqlite_utils.db.NotFoundError:
+        known = [r["id"] for r in db["games"].rows_where(select="id", order_by="id")]
+        hint = f"; games in this store: {', '.join(known)}" if known else "; this store has no games yet"
+        raise NotFound(f"no game '{game_id}'{hint}") from None
+
+
+def _players(db, game_id: str) -> list[dict]:
+    return list(db["players"].rows_where("game_id = ?", [game_id], order_by="seat"))
+
+
+def _player(db, game_id: str, name: str) -> dict:
+    name = (name or "").strip().lower()
+    for row in _players(db, game_id):
+        if row["name"] == name:
+            return row
+    names = ", ".join(r["name"] for r in _players(db, game_id))
+    raise NotFound(f"game '{game_id}' has no player '{name}'; its players are {names}")
+
+
+def _phase(db, game_id: str, number: int) -> dict:
+    try:
+        return db["phases"].get((game_id, number))
+    except sqlite_utils.db.NotFoundError:
+        raise NotFound(f"game '{game_id}' has no turn {number}") from None
+
+
+def turn_dir(turns: str | Path, game_id: str, number: int) -> Path:
+    return Path(turns) / game_id / str(number)
+
+
+# --- reports -------------------------------------------------------------------------------
+
+def _order_groups(rules, state: dict, player: str, per_verb: int = 12) -> list[dict]:
+    groups: dict[str, list[str]] = {}
+    for order in rules.legal_orders(state, player):
+        groups.setdefault(order.verb, []).append(order.text)
+    out = []
+    for verb, texts in groups.items():
+        pattern, help_text = rules.grammar.verbs.get(verb, ("", ""))
+        out.append({"verb": verb, "help": help_text, "examples": texts[:per_verb], "more": max(0, len(texts) - per_verb)})
+    return out
+
+
+def render_reports(rules, game: dict, players: list[dict], state: dict, events: list[dict], number: int) -> dict[str, str]:
+    """Every report of one turn: one per player, and the public one under the key ''."""
+    sched = loads(game["schedule"])
+    outcome = rules.outcome(state)
+    over = bool(state["flow"].get("over"))
+    asked = engine.active_players(rules, state)
+    base = {
+        "info": rules.info,
+        "game": game,
+        "turn": number,
+        "over": over,
+        "outcome": outcome,
+        "deadline": schedule.show(game["deadline"], sched),
+        "revealed_seed": game["seed"] if over else None,
+        "awaiting": asked,
+    }
+    out = {}
+    for viewer in [None] + [p["name"] for p in players]:
+        view = rules.view(state, viewer)
+        ctx = dict(base)
+        ctx.update(
+            player=viewer,
+            view=view,
+            colour=next((p.get("colour") for p in view.get("players", []) if p.get("name") == viewer), None),
+            events=reports.visible_events(events, viewer),
+            asked=viewer in asked,
+            prompt=next((r.prompt for r in rules.requests(state) if r.player == viewer), ""),
+            order_groups=_order_groups(rules, state, viewer) if viewer in asked else [],
+        )
+        out[viewer or ""] = reports.render("report.txt.j2", **ctx)
+    return out
+
+
+def _store_reports(db, game_id: str, number: int, texts: dict[str, str]) -> None:
+    db["reports"].insert_all(
+        ({"game_id": game_id, "phase": number, "player": who, "text": text} for who, text in texts.items()),
+        replace=True,
+    )
+
+
+def _write_report_files(turns: str | Path | None, game_id: str, number: int, texts: dict[str, str]) -> None:
+    if turns is None:
+        return
+    folder = turn_dir(turns, game_id, number) / "reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    for who, text in texts.items():
+        (folder / f"{who or 'public'}.txt").write_text(text, encoding="utf-8")
+
+
+# --- new -----------------------------------------------------------------------------------
+
+def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | None = None,
+             options: dict[str, str] | None = None, sched: dict | None = None,
+             turns: str | Path | None = DEFAULT_TURNS) -> dict:
+    """Create a game, set it up, open turn 1 and write its reports. Returns the game row and
+    the players' generated passwords."""
+    rules = get_rules(game_type)
+    game_id = _check_name("game id", game_id)
+    if db["games"].exists() and db["games"].count_where("id = ?", [game_id]):
+        raise PbemError(f"a game '{game_id}' already exists")
+    seats = []
+    for spec in players:
+        name, _, email = spec.partition(":")
+        name = _check_name("player name", name)
+        if any(s["name"] == name for s in seats):
+            raise PbemError(f"player '{name}' is named twice")
+        email = email.strip()
+        if email and not re.fullmatch(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+", email):
+            raise PbemError(f"'{email}' is not an email address")
+        seats.append({"name": name, "email": email or None})
+    info = rules.info
+    if not info.min_players <= len(seats) <= info.max_players:
+        raise PbemError(f"{info.title} is for {info.min_players} to {info.max_players} players, not {len(seats)}")
+    seed = str(seed) if seed is not None else new_seed()
+    opened = schedule.now()
+    state, events = engine.start(rules, [s["name"] for s in seats], options or {}, seed)
+    due = schedule.deadline(sched, opened)
+    game = {
+        "id": game_id, "type": game_type, "seed": seed, "seed_hash": seed_hash(seed),
+        "options": dumps(options or {}), "schedule": dumps(sched), "status": "running", "phase": 1,
+        "deadline": schedule.iso(due), "created": schedule.iso(opened), "finished": None, "outcome": None,
+    }
+    for i, s in enumerate(seats):
+        s.update(game_id=game_id, seat=i + 1, bot=0, password=new_password())
+    if state["flow"].get("over"):
+        game.update(status="finished", finished=schedule.iso(opened), outcome=dumps(rules.outcome(state)))
+    with db.atomic():
+        db["games"].insert(game)
+        db["players"].insert_all(seats)
+        db["phases"].insert({
+            "game_id": game_id, "number": 1, "state": dumps(state), "state_hash": engine.state_hash(state),
+            "active": dumps(engine.active_players(rules, state)), "opened": schedule.iso(opened),
+            "deadline": schedule.iso(due), "resolved": None, "nmr": None, "used": None,
+        })
+        db["events"].insert_all({"game_id": game_id, "phase": 0, "seq": i, "data": dumps(e)} for i, e in enumerate(events))
+        texts = render_reports(rules, game, seats, state, events, 1)
+        _store_reports(db, game_id, 1, texts)
+    _write_report_files(turns, game_id, 1, texts)
+    return {"game": game, "players": seats}
+
+
+# --- submit --------------------------------------------------------------------------------
+
+@dataclass
+class Ack:
+    game_id: str
+    player: str
+    turn: int | None
+    status: str  # accepted | partial | rejected
+    lines: list[LineResult] = field(default_factory=list)
+    reason: str = ""
+    submission_id: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "accepted"
+
+    @property
+    def text(self) -> str:
+        head = f"pbem acknowledgement: game {self.game_id}, player {self.player}" + (f", turn {self.turn}" if self.turn else "")
+        out = [head, "=" * len(head)]
+        if self.status == "rejected":
+            out.append(f"REJECTED: {self.reason}")
+            out.append("Nothing was changed; any earlier orders you sent for this turn still stand.")
+            return "\n".join(out) + "\n"
+        for r in self.lines:
+            if r.status == "accepted":
+                out.append(f"line {r.number:>3}: accepted  {r.order}")
+            else:
+                out.append(f"line {r.number:>3}: REJECTED  {r.reason}")
+        accepted = sum(1 for r in self.lines if r.status == "accepted")
+        rejected = len(self.lines) - accepted
+        if not self.lines:
+            out.append("(no orders: the game's default orders will be used for you)")
+        out.append(f"{accepted} accepted, {rejected} rejected.")
+        out.append("These orders replace any you sent earlier for this turn; send again to change them before the deadline.")
+        if rejected:
+            out.append("Rejected lines will be skipped when the turn is resolved.")
+        return "\n".join(out) + "\n"
+
+
+def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False) -> Ack:
+    """Store an order text for the current turn and check it against the position.
+
+    The raw bytes are kept whatever happens. `trusted` (the GM typing orders in, or files the
+    GM dropped into turns/) waives the password; a PASSWORD line, if present, must be right."""
+    game = _game(db, game_id)
+    row = _player(db, game_id, player)
+    player = row["name"]
+    number = game["phase"]
+    received = schedule.iso(schedule.now())
+    ack = Ack(game_id, player, number, "rejected")
+    try:
+        if game["status"] != "running":
+            raise PbemError(f"game '{game_id}' is over; no more orders are taken")
+        text = decode(raw)
+        script = read_script(text)
+        if script.header_errors:
+            raise InputError("; ".join(script.header_errors))
+        if script.game and script.game != game_id:
+            raise AuthError(f"these orders are for game '{script.game}', not '{game_id}'")
+        if script.player and script.player != player:
+            raise AuthError(f"these orders are for player '{script.player}', not '{player}'; a player can only send their own orders")
+        if script.password is not None and script.password != row["password"]:
+            raise AuthError("wrong password")
+        if script.password is None and not trusted:
+            raise AuthError("no PASSWORD line: add 'PASSWORD <your password>' to your orders")
+        if game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):
+            raise PbemError(f"too late: the deadline of turn {number} was {game['deadline']}")
+        rules = get_rules(game["type"])
+        state = loads(_phase(db, game_id, number)["state"])
+        ack.lines = engine.check_script(rules, state, player, script)
+        ack.status = "accepted" if all(r.status == "accepted" for r in ack.lines) else "partial"
+    except PbemError as err:
+        ack.reason = str(err)
+    with db.atomic():
+        ack.submission_id = db["submissions"].insert({
+            "game_id": game_id, "phase": number, "player": player, "received": received,
+            "source": source, "raw": raw, "sha256": hashlib.sha256(raw).hexdigest(),
+            "status": ack.status, "ack": ack.text,
+        }).last_pk
+    return ack
+
+
+def _latest(db, game_id: str, number: int) -> dict[str, dict]:
+    """The submission that counts for each player: the last one not rejected."""
+    out: dict[str, dict] = {}
+    for row in db["submissions"].rows_where(
+        "game_id = ? and phase = ? and status != 'rejected'", [game_id, number], order_by="id"
+    ):
+        out[row["player"]] = row
+    return out
+
+
+def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) -> list[Ack]:
+    """Submit order files the GM dropped in turns/GAME_ID/TURN/PLAYER.txt (each once)."""
+    if turns is None:
+        return []
+    folder = turn_dir(turns, game_id, number)
+    if not folder.is_dir():
+        return []
+    acks = []
+    for path in sorted(folder.glob("*.txt")):
+        raw = path.read_bytes()
+        digest = hashlib.sha256(raw).hexdigest()
+        source = f"file:{path}"
+        if db["submissions"].count_where("game_id = ? and phase = ? and source = ? and sha256 = ?", [game_id, number, source, digest]):
+            continue
+        try:
+            acks.append(submit(db, game_id, path.stem, raw, source=source, trusted=True))
+        except NotFound as err:
+            raise PbemError(f"{path}: {err}") from None
+    return acks
+
+
+# --- resolve -------------------------------------------------------------------------------
+
+@dataclass
+class Resolved:
+    game_id: str
+    turn: int
+    outcome: str  # resolved | waiting | finished
+    detail: str = ""
+    nmr: list[str] = field(default_factory=list)
+
+
+def _resolve_phase(db, game: dict, force: bool, turns) -> Resolved:
+    rules = get_rules(game["type"])
+    number = game["phase"]
+    phase = _phase(db, game["id"], number)
+    state = loads(phase["state"])
+    collect_turn_files(db, game["id"], number, turns)
+    asked = engine.active_players(rules, state)
+    latest = _latest(db, game["id"], number)
+    missing = [p for p in asked if p not in latest]
+    due = bool(phase["deadline"]) and schedule.now() >= schedule.parse_time(phase["deadline"])
+    if missing and not (force or due):
+        return Resolved(game["id"], number, "waiting", f"waiting for {', '.join(missing)}")
+    scripts: dict[str, Script | None] = {p: None for p in asked}
+    for p, row in latest.items():
+        scripts[p] = read_script(decode(row["raw"]))
+    res = engine.resolve(rules, state, scripts, game["seed"])
+    new_number = number + 1
+    opened = schedule.now()
+    sched = loads(game["schedule"])
+    over = bool(res.state["flow"].get("over"))
+    due_next = None if over else schedule.deadline(sched, opened)
+    players = _players(db, game["id"])
+    game_update = {"phase": new_number, "deadline": schedule.iso(due_next)}
+    if over:
+        game_update.update(status="finished", finished=schedule.iso(opened), outcome=dumps(rules.outcome(res.state)))
+    with db.atomic():
+        db["phases"].update((game["id"], number), {
+            "resolved": schedule.iso(opened), "nmr": dumps(res.nmr),
+            "used": dumps({p: row["id"] for p, row in latest.items()}),
+        })
+        db["events"].insert_all(
+            {"game_id": game["id"], "phase": number, "seq": i, "data": dumps(e)} for i, e in enumerate(res.events)
+        )
+        db["phases"].insert({
+            "game_id": game["id"], "number": new_number, "state": dumps(res.state),
+            "state_hash": engine.state_hash(res.state), "active": dumps(engine.active_players(rules, res.state)),
+            "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,
+        })
+        db["games"].update(game["id"], game_update)
+        merged = {**game, **game_update}
+        texts = render_reports(rules, merged, players, res.state, res.events, new_number)
+        _store_reports(db, game["id"], new_number, texts)
+    _write_report_files(turns, game["id"], new_number, texts)
+    detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(engine.active_players(rules, res.state))}"
+    return Resolved(game["id"], number, "finished" if over else "resolved", detail, res.nmr)
+
+
+def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: str | Path | None = DEFAULT_TURNS,
+            max_phases: int = 100_000) -> list[Resolved]:
+    """Resolve every phase whose orders are all in (or whose deadline has passed, or all with
+    `force`), again and again until each game waits for orders or ends."""
+    if game_ids:
+        games = [_game(db, g) for g in game_ids]
+    else:
+        games = list(db["games"].rows_where("status = 'running'", order_by="id"))
+    results: list[Resolved] = []
+    for game in games:
+        if game["status"] != "running":
+            results.append(Resolved(game["id"], game["phase"], "finished", "the game is over"))
+            continue
+        forced_once = force
+        for _ in range(max_phases):
+            game = _game(db, game["id"])
+            r = _resolve_phase(db, game, forced_once, turns)
+            forced_once = False  # --force resolves the phase due now, not every later one
+            results.append(r)
+            if r.outcome != "resolved":
+                break
+    return results
+
+
+# --- status and reports --------------------------------------------------------------------
+
+def status(db, game_id: str | None = None) -> dict:
+    """The state of one game or of all: a stable JSON shape, documented in the README."""
+    games = [_game(db, game_id)] if game_id else list(db["games"].rows_where(order_by="id"))
+    out = []
+    for game in games:
+        rules = get_rules(game["type"])
+        phase = _phase(db, game["id"], game["phase"])
+        state = loads(phase["state"])
+        asked = engine.active_players(rules, state)
+        latest = _latest(db, game["id"], game["phase"])
+        outcome = loads(game["outcome"])
+        out.append({
+            "id": game["id"],
+            "type": game["type"],
+            "title": rules.info.title,
+            "status": game["status"],
+            "turn": game["phase"],
+            "phase": state["flow"].get("phase"),
+            "players": [{"name": p["name"], "seat": p["seat"]} for p in _players(db, game["id"])],
+            "awaiting": [p for p in asked if p not in latest],
+            "submitted": sorted(p for p in latest if p in asked),
+            "deadline": game["deadline"],
+            "scores": rules.scores(state),
+            "seed_hash": game["seed_hash"],
+            "seed": game["seed"] if game["status"] == "finished" else None,
+            "winners": outcome["winners"] if outcome else [],
+        })
+    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out}
+
+
+def report(db, game_id: str, player: str | None = None, turn: int | None = None) -> str:
+    game = _game(db, game_id)
+    who = ""
+    if player:
+        who = _player(db, game_id, player)["name"]
+    number = turn if turn is not None else game["phase"]
+    row = db.execute(
+        "select text from reports where game_id = ? and phase = ? and player = ?", [game_id, number, who]
+    ).fetchone()
+    if not row:
+        raise NotFound(f"game '{game_id}' has no report for turn {number}; turns 1 to {game['phase']} exist")
+    return row[0]
+
+
+# --- autoplay and replay -------------------------------------------------------------------
+
+def bot_script(rules, state: dict, player: str, rng: random.Random, limit: int = 60) -> list[str]:
+    """A random legal order script for `player` in this position: every seat's bot."""
+    sim = engine.copy.deepcopy(state)
+    prng = Rng("bot", "bot")
+    lines = []
+    while player in engine.active_players(rules, sim) and not sim["flow"].get("over") and len(lines) < limit:
+        legal = rules.legal_orders(sim, player)
+        if not legal:
+            break
+        order = rng.choice(legal)
+        lines.append(order.text)
+        rules.apply(sim, player, order, prng)
+        engine.settle(rules, sim, prng)
+    return lines
+
+
+def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path | None = DEFAULT_TURNS) -> list[Resolved]:
+    """Every seat plays random legal orders (through `submit`, as a GM would) until the game
+    ends or `max_phases` turns are resolved. Reproducible: the bots' choices are seeded from
+    the game seed and the turn."""
+    game = _game(db, game_id)
+    rules = get_rules(game["type"])
+    results: list[Resolved] = []
+    count = 0
+    while game["status"] == "running" and (max_phases is None or count < max_phases):
+        state = loads(_phase(db, game_id, game["phase"])["state"])
+        latest = _latest(db, game_id, game["phase"])
+        for player in engine.active_players(rules, state):
+            if player in latest:
+                continue
+            rng = random.Random(f"{game['seed']}/bot/{game['phase']}/{player}")
+            lines = bot_script(rules, state, player, rng)
+            text = "\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n"
+            submit(db, game_id, player, text.encode(), source="bot", trusted=True)
+        step = resolve(db, [game_id], turns=turns, max_phases=1)
+        results += step
+        count += 1
+        game = _game(db, game_id)
+    return results
+
+
+def replay(db, game_id: str) -> dict:
+    """Re-run a game's stored history from its seed and inputs; compare every snapshot hash."""
+    game = _game(db, game_id)
+    rules = get_rules(game["type"])
+    players = [p["name"] for p in _players(db, game_id)]
+    state, _ = engine.start(rules, players, loads(game["options"]), game["seed"])
+    phases = list(db["phases"].rows_where("game_id = ?", [game_id], order_by="number"))
+    mismatches = []
+    checked = 0
+    for ph in phases:
+        checked += 1
+        if engine.state_hash(state) != ph["state_hash"]:
+            mismatches.append(ph["number"])
+            break
+        if not ph["resolved"]:
+            break
+        used = loads(ph["used"]) or {}
+        scripts: dict[str, Script | None] = {p: None for p in engine.active_players(rules, state)}
+        for p, sid in used.items():
+            scripts[p] = read_script(decode(db["submissions"].get(sid)["raw"]))
+        state = engine.resolve(rules, state, scripts, game["seed"]).state
+    return {"game": game_id, "phases": checked, "mismatches": mismatches, "ok": not mismatches}

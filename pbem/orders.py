@@ -1,0 +1,331 @@
+"""The order language shared by every game.
+
+```
+GAME athens-1
+PLAYER jupiter
+PASSWORD lamp-tiger-42
+# comments start with #
+tribe green 2,-1
+END
+```
+
+One order per line, verb first, case-insensitive; names by any unique prefix or alias;
+`#` comments; blank lines ignored; `END` stops reading. Header lines `GAME`, `PLAYER`,
+`PASSWORD` are common to every game.
+
+Syntax is separate from legality (as in python-chess): `match_order` matches a line against
+the *legal* orders a game offers (`legal_orders(state, player)` is the single source of
+truth) and fails with InvalidOrderError (not an order of this game), IllegalOrderError
+(well formed, not legal now) or AmbiguousOrderError (matches more than one legal order).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from pbem.errors import (
+    AmbiguousOrderError,
+    IllegalOrderError,
+    InputError,
+    InvalidOrderError,
+)
+
+MAX_ORDER_BYTES = 256 * 1024
+MAX_LINE_CHARS = 500
+HEADERS = ("game", "player", "password")
+
+
+@dataclass(frozen=True)
+class Order:
+    """One legal order. `tokens` is its canonical spelling (verb first); `optional` holds the
+    indexes of tokens a player may leave out; `payload` is what the rules execute."""
+
+    tokens: tuple[str, ...]
+    payload: tuple = ()
+    optional: frozenset = frozenset()
+
+    @property
+    def verb(self) -> str:
+        return self.tokens[0]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass
+class Token:
+    text: str
+    column: int  # 1-based
+
+
+@dataclass
+class Line:
+    number: int
+    text: str
+    tokens: list[Token]
+
+
+@dataclass
+class Script:
+    """A parsed order text: headers and the order lines, in order."""
+
+    game: str | None = None
+    player: str | None = None
+    password: str | None = None
+    lines: list[Line] = field(default_factory=list)
+    header_errors: list[str] = field(default_factory=list)
+
+
+_COORD = re.compile(r"\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?")
+_ARROW = re.compile(r"->|=>|→|-->")
+
+
+def decode(raw: bytes) -> str:
+    """Bytes of an order file or mail part to text; refuse what is not text."""
+    if len(raw) > MAX_ORDER_BYTES:
+        raise InputError(
+            f"the order text is {len(raw) / 1024 / 1024:.1f} MB; orders are limited to "
+            f"{MAX_ORDER_BYTES // 1024} KB"
+        )
+    if b"\x00" in raw:
+        raise InputError("this is not a text file (it contains NUL bytes); send orders as plain text")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("cp1252", errors="replace")
+    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\r\n\t\f")
+    if text and controls / len(text) > 0.05:
+        raise InputError("this is not a text file (it is mostly control characters); send orders as plain text")
+    return text
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split one line into lower-cased tokens; `2, -1` and `(2,-1)` become one token `2,-1`;
+    arrows (`->`, `=>`, `→`) become `->`."""
+    tokens: list[Token] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+            continue
+        m = _COORD.match(text, i)
+        if m and (m.group(0).startswith("(") or ch.isdigit() or ch == "-"):
+            tokens.append(Token(f"{int(m.group(1))},{int(m.group(2))}", i + 1))
+            i = m.end()
+            continue
+        m = _ARROW.match(text, i)
+        if m:
+            tokens.append(Token("->", i + 1))
+            i = m.end()
+            continue
+        j = i
+        while j < n and not text[j].isspace() and not _ARROW.match(text, j):
+            j += 1
+            if j < n and text[j] == "(":
+                break
+        tokens.append(Token(text[i:j].lower(), i + 1))
+        i = j
+    return tokens
+
+
+def read_script(text: str) -> Script:
+    """Split an order text into headers and order lines. Never raises on content."""
+    script = Script()
+    for number, raw_line in enumerate(text.splitlines(), start=1):
+        line = raw_line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if len(line) > MAX_LINE_CHARS:
+            script.lines.append(Line(number, line[:MAX_LINE_CHARS], [Token("<too-long>", 1)]))
+            continue
+        head, _, rest = line.partition(" ")
+        keyword = head.lower()
+        if keyword == "end" and not rest.strip():
+            break
+        if keyword in HEADERS:
+            value = rest.strip()
+            if not value:
+                script.header_errors.append(f"line {number}: {head.upper()} needs a value")
+                continue
+            if keyword == "password":
+                script.password = value
+            else:
+                setattr(script, keyword, value.lower())
+            continue
+        script.lines.append(Line(number, line, tokenize(line)))
+    return script
+
+
+def _is_exact_kind(token: str) -> bool:
+    """Numbers and coordinates never match by prefix."""
+    return bool(re.fullmatch(r"-?\d+(,-?\d+)?", token))
+
+
+def _token_match(typed: str, canon: str) -> int:
+    """2 for an exact match, 1 for a prefix match, 0 for no match."""
+    if typed == canon:
+        return 2
+    if _is_exact_kind(typed) or _is_exact_kind(canon):
+        return 0
+    if canon.startswith(typed):
+        return 1
+    return 0
+
+
+def _align(typed: list[str], order: Order) -> int | None:
+    """Match typed tokens against an order's tokens, skipping optional ones.
+    Returns the number of exact token matches, or None if they do not match."""
+    canon = order.tokens
+
+    def go(i: int, j: int) -> int | None:
+        if i == len(typed) and j == len(canon):
+            return 0
+        best = None
+        if j < len(canon):
+            if i < len(typed):
+                m = _token_match(typed[i], canon[j])
+                if m:
+                    rest = go(i + 1, j + 1)
+                    if rest is not None:
+                        best = rest + (1 if m == 2 else 0)
+            if j in order.optional:
+                rest = go(i, j + 1)
+                if rest is not None and (best is None or rest > best):
+                    best = rest
+        return best
+
+    return go(0, 0)
+
+
+@dataclass
+class Grammar:
+    """A game's order syntax: every verb with its argument pattern and a one-line help.
+
+    Pattern tokens: `hex` (q,r), `int`, `word`, `->`, a literal word, or any of these
+    followed by `?` (may be left out)."""
+
+    verbs: dict[str, tuple[str, str]]  # verb -> (pattern, help)
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def check_syntax(self, verb: str, tokens: list[Token], line: Line) -> None:
+        pattern = self.verbs[verb][0].split()
+
+        def fits(tok: str, kind: str) -> bool:
+            kind = kind.rstrip("?")
+            if kind == "hex":
+                return bool(re.fullmatch(r"-?\d+,-?\d+", tok))
+            if kind == "int":
+                return tok.isdigit()
+            if kind == "word":
+                return not _is_exact_kind(tok) and tok != "->"
+            if kind == "->":
+                return tok == "->"
+            return True  # alternatives are checked for legality, not syntax
+
+        def go(i: int, j: int) -> int:
+            """Return -1 on success, else index of the first typed token that failed."""
+            if i == len(tokens) and j == len(pattern):
+                return -1
+            if j == len(pattern):
+                return i
+            kind = pattern[j]
+            failures = []
+            if i < len(tokens) and fits(tokens[i].text, kind):
+                r = go(i + 1, j + 1)
+                if r == -1:
+                    return -1
+                failures.append(r)
+            if kind.endswith("?"):
+                r = go(i, j + 1)
+                if r == -1:
+                    return -1
+                failures.append(r)
+            return max(failures) if failures else i
+
+        failed = go(1, 0)
+        if failed == -1:
+            return
+        usage = f"{verb} {self.verbs[verb][0]}".strip()
+        if failed >= len(tokens):
+            column = len(line.text) + 1
+            raise InvalidOrderError(
+                f"'{line.text}' is incomplete: expected `{usage}`", line.text, line.number, column
+            )
+        tok = tokens[failed]
+        raise InvalidOrderError(
+            f"'{line.text}': did not expect '{tok.text}' here; expected `{usage}`",
+            line.text,
+            line.number,
+            tok.column,
+        )
+
+
+def match_order(grammar: Grammar, legal: list[Order], line: Line, why_illegal=None) -> Order:
+    """Match a typed line against the legal orders (python-chess's parse_san, for orders)."""
+    tokens = [Token(grammar.aliases.get(t.text, t.text), t.column) for t in line.tokens]
+    if not tokens:
+        raise InvalidOrderError("empty order", line.text, line.number, 1)
+    if tokens[0].text == "<too-long>":
+        raise InvalidOrderError(
+            f"line is longer than {MAX_LINE_CHARS} characters", line.text, line.number, 1
+        )
+    verbs = sorted(grammar.verbs)
+    typed_verb = tokens[0].text
+    verb_hits = [v for v in verbs if v == typed_verb] or [v for v in verbs if v.startswith(typed_verb)]
+    if not verb_hits:
+        close = difflib.get_close_matches(typed_verb, verbs, n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; orders are: {', '.join(verbs)}"
+        raise InvalidOrderError(
+            f"'{line.text}': unknown order '{line.tokens[0].text}'{hint}", line.text, line.number, 1
+        )
+    if len(verb_hits) > 1:
+        raise AmbiguousOrderError(
+            f"'{line.text}': '{typed_verb}' could be {' or '.join(verb_hits)}",
+            line.text,
+            line.number,
+            1,
+        )
+    verb = verb_hits[0]
+    typed = [verb] + [t.text for t in tokens[1:]]
+    scored: dict[Order, int] = {}
+    for order in legal:
+        if order.verb != verb:
+            continue
+        score = _align(typed, order)
+        if score is not None:
+            scored[order] = max(score, scored.get(order, -1))
+    if not scored:
+        grammar.check_syntax(verb, tokens, line)
+        reason = why_illegal(typed) if why_illegal else None
+        same_verb = [o.text for o in legal if o.verb == verb]
+        if reason is None:
+            if not same_verb:
+                reason = f"no '{verb}' order is legal now"
+            else:
+                reason = "not legal now"
+        hint = ""
+        if same_verb:
+            close = difflib.get_close_matches(" ".join(typed), same_verb, n=1, cutoff=0.5)
+            if close:
+                hint = f"; did you mean '{close[0]}'?"
+            elif len(same_verb) <= 6:
+                hint = f"; legal now: {', '.join(same_verb)}"
+        raise IllegalOrderError(f"'{line.text}': {reason}{hint}", line.text, line.number, 1)
+    best = max(scored.values())
+    winners = sorted({o for o, s in scored.items() if s == best}, key=lambda o: o.text)
+    if len(winners) > 1:
+        shown = ", ".join(f"'{o.text}'" for o in winners[:6])
+        raise AmbiguousOrderError(
+            f"'{line.text}' is ambiguous: it could be {shown}", line.text, line.number, 1
+        )
+    return winners[0]

@@ -1,0 +1,87 @@
+"""Deadlines. A game's schedule (set at `pbem new`) gives each phase a deadline:
+`--every 72h --at 20:00 --tz Europe/London` means: 72 hours after the phase opens, moved to
+20:00 local time on that day. Times are stored as ISO 8601 in UTC."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pbem.errors import PbemError
+
+
+def now() -> datetime:
+    """The current time; PBEM_NOW (ISO 8601) overrides it for tests and dry runs."""
+    fixed = os.environ.get("PBEM_NOW")
+    if fixed:
+        return parse_time(fixed)
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def parse_time(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as err:
+        raise PbemError(f"'{text}' is not a date and time like 2026-11-21T20:00Z") from err
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def iso(value: datetime | None) -> str | None:
+    return None if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_DURATION = re.compile(r"^\s*(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m)?\s*$")
+
+
+def parse_every(text: str) -> timedelta:
+    m = _DURATION.match(text or "")
+    if not text or not m or not any(m.groups()):
+        raise PbemError(f"--every '{text}' is not a duration like 72h, 3d or 2d12h")
+    d, h, mins = (int(x or 0) for x in m.groups())
+    value = timedelta(days=d, hours=h, minutes=mins)
+    if value <= timedelta(0):
+        raise PbemError("--every must be longer than zero")
+    return value
+
+
+def make_schedule(every: str | None, at: str | None, tz: str | None) -> dict | None:
+    if not every:
+        if at or tz:
+            raise PbemError("--at and --tz need --every")
+        return None
+    parse_every(every)
+    if at and not re.fullmatch(r"([01]?\d|2[0-3]):[0-5]\d", at):
+        raise PbemError(f"--at '{at}' is not a time like 20:00")
+    zone = tz or "UTC"
+    try:
+        ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError) as err:
+        raise PbemError(f"--tz '{zone}' is not a known time zone (e.g. Europe/London)") from err
+    return {"every": every, "at": at, "tz": zone}
+
+
+def deadline(schedule: dict | None, opened: datetime) -> datetime | None:
+    if not schedule:
+        return None
+    zone = ZoneInfo(schedule["tz"])
+    due = (opened + parse_every(schedule["every"])).astimezone(zone)
+    if schedule.get("at"):
+        hh, mm = (int(x) for x in schedule["at"].split(":"))
+        due = due.replace(hour=hh, minute=mm, second=0, microsecond=0)
+        if due <= opened:
+            due += timedelta(days=1)
+    return due.astimezone(timezone.utc)
+
+
+def show(value: str | None, schedule: dict | None) -> str:
+    """A deadline for people: in the game's zone, with UTC beside it."""
+    if not value:
+        return "none set (the GM resolves when all orders are in)"
+    when = parse_time(value)
+    zone = ZoneInfo(schedule["tz"]) if schedule else timezone.utc
+    local = when.astimezone(zone)
+    return f"{local:%a %d %b %Y %H:%M} {local.tzname()} ({iso(when)})"
