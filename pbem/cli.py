@@ -10,10 +10,34 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from pbem.errors import PbemError
 
+
+class PbemGroup(TyperGroup):
+    """Turns domain errors into one clean line (exit 1) and anything unexpected into a short
+    note (exit 70): no traceback reaches a user unless PBEM_DEBUG is set."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except PbemError as err:
+            typer.echo(f"pbem: {err}", err=True)
+            raise typer.Exit(1) from None
+        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+            raise
+        except Exception as err:
+            import click
+
+            if isinstance(err, click.ClickException) or os.environ.get("PBEM_DEBUG"):
+                raise
+            typer.echo(f"pbem: internal error: {type(err).__name__}: {err} (set PBEM_DEBUG=1 for details)", err=True)
+            raise typer.Exit(70) from None
+
+
 app = typer.Typer(
+    cls=PbemGroup,
     name="pbem",
     help="pbem: a play-by-email adjudicator for GODS and other god-themed board games.\n\n"
     "The store is ./pbem.db (--db or PBEM_DB to change it); order files and reports live "
@@ -243,16 +267,4 @@ def replay(
 
 
 def main() -> None:
-    """Entry point: domain errors become one clean line; anything else a short note."""
-    try:
-        app()
-    except PbemError as err:
-        typer.echo(f"pbem: {err}", err=True)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except Exception as err:  # no traceback reaches a user
-        if os.environ.get("PBEM_DEBUG"):
-            raise
-        typer.echo(f"pbem: internal error: {type(err).__name__}: {err} (set PBEM_DEBUG=1 for details)", err=True)
-        sys.exit(70)
+    app()

@@ -193,7 +193,12 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
             results.append(LineResult(line.number, line.text, "accepted", order.text))
         except OrderError as err:
             err.line, err.text = line.number, line.text
-            results.append(LineResult(line.number, line.text, "rejected", reason=err.located()))
+            if isinstance(err, IllegalOrderError) and rng.counter > 0:
+                # An earlier line rolled dice; whether this one is legal depends on them.
+                results.append(LineResult(line.number, line.text, "accepted", line.text,
+                                          reason=f"depends on earlier dice: {err.message}"))
+            else:
+                results.append(LineResult(line.number, line.text, "rejected", reason=err.located()))
     return results
 
 

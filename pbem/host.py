@@ -220,7 +220,9 @@ class Ack:
             out.append("Nothing was changed; any earlier orders you sent for this turn still stand.")
             return "\n".join(out) + "\n"
         for r in self.lines:
-            if r.status == "accepted":
+            if r.status == "accepted" and r.reason:
+                out.append(f"line {r.number:>3}: accepted, if the dice allow  {r.order} ({r.reason})")
+            elif r.status == "accepted":
                 out.append(f"line {r.number:>3}: accepted  {r.order}")
             else:
                 out.append(f"line {r.number:>3}: REJECTED  {r.reason}")

@@ -1,0 +1,31 @@
+# pbem -- the usual helpers. `make demo` and `make test` are the README's quick start.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+DEMO_DB := build/demo.db
+
+.PHONY: venv demo test bench clean wheel-check
+
+$(BIN)/pbem: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(BIN)/pbem
+
+venv: $(BIN)/pbem
+
+## demo: set up and play the shipped demo games through the real CLI; reports stay on disk
+demo: venv
+	bash scripts/demo.sh $(BIN)/pbem $(DEMO_DB)
+
+## test: the whole test suite
+test: venv
+	$(BIN)/python -m pytest
+
+## wheel-check: a plain (non-editable) install of the wheel works with its data
+wheel-check: venv
+	bash scripts/wheel_check.sh $(PYTHON)
+
+clean:
+	rm -rf build dist $(VENV) .pytest_cache .hypothesis
+	find turns -type d -name reports -prune -exec rm -rf {} +
