@@ -91,6 +91,16 @@ class Rules:
     def why_illegal(self, state: dict, player: str, typed: list[str]) -> str | None:
         return None
 
+    def private_order(self, state: dict, player: str, order: Order) -> bool:
+        """Whether the fact that `player` gave `order` is hidden from the others (e.g. a
+        face-down discard). Standing orders are always private."""
+        return False
+
+    def bot_choice(self, state: dict, player: str, legal: list[Order], rng) -> Order:
+        """The order a bot seat picks (rng is a random.Random). Default: uniformly random;
+        a game may bias it so that random play-outs end."""
+        return rng.choice(legal)
+
     # --- what players see and the result ---------------------------------------------
     def view(self, state: dict, player: str | None) -> dict:
         """All `player` may see (None: the public). Reports are rendered from views only."""
@@ -237,10 +247,15 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
             except OrderError as err:
                 err.line, err.text = line.number, line.text
                 results.append(LineResult(line.number, line.text, "skipped", reason=err.located()))
-                events.append({"type": "skipped", "player": player, "line": line.number, "text": line.text, "reason": err.message})
+                events.append({"type": "skipped", "player": player, "line": line.number, "text": line.text,
+                               "reason": err.message, "to": player})
                 continue
             results.append(LineResult(line.number, line.text, "executed", order.text))
-            events.append({"type": "order", "player": player, "order": order.text})
+            event = {"type": "order", "player": player, "order": order.text}
+            standing = player not in asked or player not in active_players(rules, state) and order in rules.standing_orders(state, player)
+            if standing or rules.private_order(state, player, order):
+                event["to"] = player
+            events.append(event)
             events.extend(evs)
 
     bystanders = [p for p, s in scripts.items() if s is not None and p not in asked]

@@ -450,7 +450,7 @@ def bot_script(rules, state: dict, player: str, rng: random.Random, limit: int =
         legal = rules.legal_orders(sim, player)
         if not legal:
             break
-        order = rng.choice(legal)
+        order = rules.bot_choice(sim, player, legal, rng)
         lines.append(order.text)
         rules.apply(sim, player, order, prng)
         engine.settle(rules, sim, prng)
