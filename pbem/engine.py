@@ -170,10 +170,12 @@ class LineResult:
     reason: str = ""
 
 
-def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> tuple[Order, list[Event]]:
+def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> tuple[Order, list[Event], bool]:
+    """Match one line against the legal orders now and apply it. Returns the order, its
+    events, and whether it was a standing order."""
     active = player in active_players(rules, state)
-    legal = rules.legal_orders(state, player) if active else []
-    legal = legal + rules.standing_orders(state, player)
+    standing = rules.standing_orders(state, player)
+    legal = (rules.legal_orders(state, player) if active else []) + standing
     try:
         order = match_order(rules.grammar, legal, line, lambda typed: rules.why_illegal(state, player, typed))
     except IllegalOrderError as err:
@@ -188,7 +190,8 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> t
                 line.text, line.number, 1,
             ) from err
         raise
-    return order, rules.apply(state, player, order, rng)
+    is_standing = order in standing and not (active and order in legal[: len(legal) - len(standing)])
+    return order, rules.apply(state, player, order, rng), is_standing
 
 
 def check_script(rules: Rules, state: dict, player: str, script: Script, seed: str = "preview") -> list[LineResult]:
@@ -199,7 +202,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
     results = []
     for line in script.lines:
         try:
-            order, _ = _run_line(rules, sim, player, line, rng)
+            order, _, _ = _run_line(rules, sim, player, line, rng)
             results.append(LineResult(line.number, line.text, "accepted", order.text))
         except OrderError as err:
             err.line, err.text = line.number, line.text
@@ -243,7 +246,7 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
                 results.append(LineResult(line.number, line.text, "unused", reason="your part of this phase was over"))
                 continue
             try:
-                order, evs = _run_line(rules, state, player, line, rng)
+                order, evs, standing = _run_line(rules, state, player, line, rng)
             except OrderError as err:
                 err.line, err.text = line.number, line.text
                 results.append(LineResult(line.number, line.text, "skipped", reason=err.located()))
@@ -252,7 +255,6 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
                 continue
             results.append(LineResult(line.number, line.text, "executed", order.text))
             event = {"type": "order", "player": player, "order": order.text}
-            standing = player not in asked or player not in active_players(rules, state) and order in rules.standing_orders(state, player)
             if standing or rules.private_order(state, player, order):
                 event["to"] = player
             events.append(event)
