@@ -193,12 +193,19 @@ class GodsRules(Rules):
         return [key(*n) for n in neighbours(*cell) if key(*n) in board]
 
     def _frontier(self, board: dict) -> list[tuple[int, int]]:
-        cells = set()
+        return sorted(self._frontier_cards(board), key=lambda c: (c[1], c[0]))
+
+    @staticmethod
+    def _frontier_cards(board: dict) -> dict[tuple[int, int], set[str]]:
+        """Every empty cell next to a card, with the keys of the cards it adjoins."""
+        cells: dict[tuple[int, int], set[str]] = {}
         for k in board:
-            for n in neighbours(*parse_key(k)):
-                if key(*n) not in board:
-                    cells.add(n)
-        return sorted(cells, key=lambda c: (c[1], c[0]))
+            q, r = parse_key(k)
+            for dq, dr in NEIGHBOURS:
+                n = (q + dq, r + dr)
+                if f"{n[0]},{n[1]}" not in board:
+                    cells.setdefault(n, set()).add(k)
+        return cells
 
     # --- legal orders ------------------------------------------------------------------
     def legal_orders(self, state, player):
@@ -207,12 +214,13 @@ class GodsRules(Rules):
             return []
         orders: list[Order] = []
         board, money = g["board"], g["crystals"][player]
-        frontier = self._frontier(board)
+        adjoining = self._frontier_cards(board)
+        frontier = sorted(adjoining, key=lambda c: (c[1], c[0]))
         display = g["display"]
         tribe_colours = sorted({c[6:] for c in display if c.startswith("tribe:")})
         for cell in frontier:
             k = key(*cell)
-            adj = len(self._adjacent_cards(board, cell))
+            adj = len(adjoining[cell])
             for colour in tribe_colours:
                 if adj * self.r["tribe_cost_per_neighbour"] <= money:
                     orders.append(Order(("tribe", colour, k), ("tribe", colour, k), frozenset({1})))
@@ -225,11 +233,12 @@ class GodsRules(Rules):
         can_move = money >= self.r["reposition_cost"]
         if wastes and (can_whirl or can_move):
             for src in wastes:
-                rest = {k: v for k, v in board.items() if k != src}
-                for cell in self._frontier(rest):
-                    dst = key(*cell)
-                    if dst == src:
+                # After lifting the wasteland at src, a cell may take it if it still adjoins
+                # some other card (src itself is excluded: that would be no move at all).
+                for cell in frontier:
+                    if adjoining[cell] == {src}:
                         continue
+                    dst = key(*cell)
                     if can_whirl:
                         orders.append(Order(("whirlwind", src, "->", dst), ("whirlwind", src, dst)))
                     if can_move:

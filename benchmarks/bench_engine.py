@@ -1,0 +1,128 @@
+"""Benchmarks of the engine and the host (issue 8). Not tests: figures, printed as a table
+and written to build/bench/engine.json, each beside the comparison that makes it meaningful.
+
+    python benchmarks/bench_engine.py [--quick]
+
+1. Autoplay throughput for every game module: phases/s and games/s, engine alone and
+   through the store.
+2. Resolve latency for one phase as history grows (10, 100, 1000 phases).
+3. A host of many games, 1% due: `resolve --all` with 10,000 games next to 100 games.
+4. CLI start-up: `pbem --help`, `pbem status` next to `python -c pass` and `import typer`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pbem import engine, host  # noqa: E402
+from pbem.orders import read_script  # noqa: E402
+from pbem.registry import game_types, get_rules  # noqa: E402
+from pbem.store import open_db  # noqa: E402
+
+PLAYERS = ["p1", "p2", "p3", "p4", "p5", "p6"]
+
+
+def _players_for(rules) -> list[str]:
+    return PLAYERS[: min(3, rules.info.max_players) if rules.info.min_players <= 3 else rules.info.min_players]
+
+
+def engine_playout(game_type: str, seed: str) -> int:
+    """One random game through the engine alone; returns phases resolved."""
+    rules = get_rules(game_type)
+    players = _players_for(rules)
+    state, _ = engine.start(rules, players, {}, seed)
+    phases = 0
+    while not state["flow"].get("over") and phases < 5000:
+        scripts = {}
+        for p in engine.active_players(rules, state):
+            rng = random.Random(f"{seed}/{phases}/{p}")
+            scripts[p] = read_script("\n".join(host.bot_script(rules, state, p, rng)))
+        state = engine.resolve(rules, state, scripts, seed).state
+        phases += 1
+    return phases
+
+
+def bench_autoplay(quick: bool) -> list[dict]:
+    rows = []
+    games = 3 if quick else 10
+    for game_type in game_types():
+        t0 = time.perf_counter()
+        phases = sum(engine_playout(game_type, str(s)) for s in range(games))
+        t_engine = time.perf_counter() - t0
+        with tempfile.TemporaryDirectory() as tmp:
+            db = open_db(str(Path(tmp) / "b.db"))
+            rules = get_rules(game_type)
+            t0 = time.perf_counter()
+            store_phases = 0
+            for s in range(games):
+                gid = f"g{s}"
+                host.new_game(db, game_type, gid, _players_for(rules), seed=str(s), turns=None)
+                store_phases += len([r for r in host.autoplay(db, gid, turns=None) if r.outcome != "waiting"])
+            t_store = time.perf_counter() - t0
+        rows.append({
+            "game": game_type, "games": games,
+            "engine_phases_per_s": phases / t_engine, "engine_games_per_s": games / t_engine,
+            "store_phases_per_s": store_phases / t_store, "store_games_per_s": games / t_store,
+            "phases_per_game": phases / games,
+        })
+    return rows
+
+
+def _time(cmd: list[str], runs: int, env=None) -> float:
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True, env=env)
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+def bench_startup(quick: bool) -> dict:
+    runs = 3 if quick else 7
+    py = sys.executable
+    pbem = [py, "-m", "pbem"]
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, PBEM_DB=str(Path(tmp) / "s.db"), PBEM_TURNS=str(Path(tmp) / "turns"))
+        subprocess.run(pbem + ["new", "gods", "s1", "-p", "a", "-p", "b", "--seed", "1"], check=True, capture_output=True, env=env)
+        return {
+            "python -c pass": _time([py, "-c", "pass"], runs),
+            "python -c 'import typer'": _time([py, "-c", "import typer"], runs),
+            "pbem --help": _time(pbem + ["--help"], runs, env),
+            "pbem status": _time(pbem + ["status"], runs, env),
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--out", default=str(ROOT / "build" / "bench" / "engine.json"))
+    args = parser.parse_args()
+    results = {"autoplay": bench_autoplay(args.quick), "startup": bench_startup(args.quick)}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2))
+    print("Autoplay throughput (random legal play; engine alone vs through the SQLite store)")
+    print(f"  {'game':10} {'phases/game':>11} {'engine ph/s':>12} {'store ph/s':>11} {'engine g/s':>11} {'store g/s':>10}")
+    for r in results["autoplay"]:
+        print(f"  {r['game']:10} {r['phases_per_game']:11.1f} {r['engine_phases_per_s']:12.1f} {r['store_phases_per_s']:11.1f} "
+              f"{r['engine_games_per_s']:11.2f} {r['store_games_per_s']:10.2f}")
+    print("CLI start-up (median wall time)")
+    base = results["startup"]["python -c pass"]
+    for name, value in results["startup"].items():
+        print(f"  {name:28} {value * 1000:8.1f} ms  ({value / base:4.1f}x python -c pass)")
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
