@@ -68,12 +68,16 @@ def deadline(schedule: dict | None, opened: datetime) -> datetime | None:
     if not schedule:
         return None
     zone = ZoneInfo(schedule["tz"])
-    due = (opened + parse_every(schedule["every"])).astimezone(zone)
     if schedule.get("at"):
+        # "3 days later at 20:00" is calendar arithmetic in the local zone (aware datetimes
+        # add wall-clock time), so a clock change in between does not shift the day.
+        due = opened.astimezone(zone) + parse_every(schedule["every"])
         hh, mm = (int(x) for x in schedule["at"].split(":"))
         due = due.replace(hour=hh, minute=mm, second=0, microsecond=0)
         if due <= opened:
             due += timedelta(days=1)
+    else:
+        due = opened + parse_every(schedule["every"])
     return due.astimezone(timezone.utc)
 
 

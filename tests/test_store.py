@@ -1,0 +1,259 @@
+"""The store: atomic resolution, raw inputs kept, choosing the file, migrations."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+
+import pytest
+
+from pbem import host
+from pbem.registry import get_rules
+from pbem.store import loads, migrations, open_db
+
+CONTENT = ("games", "players", "phases", "events", "reports")
+
+
+def new(cli, game_id="g1", players=("alice", "bob"), seed="1", *pre):
+    args = [*pre, "new", "gods", game_id, "--seed", seed]
+    for p in players:
+        args += ["--player", p]
+    r = cli(*args)
+    assert r.exit_code == 0, r.output
+    return dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+
+
+def store(tmp_path, name="pbem.db"):
+    return open_db(str(tmp_path / name))
+
+
+def state(db, game_id="g1"):
+    return loads(db["phases"].get((game_id, db["games"].get(game_id)["phase"]))["state"])
+
+
+def legal_lines(db, player, game_id="g1", seed=0):
+    return host.bot_script(get_rules("gods"), state(db, game_id), player, random.Random(seed))
+
+
+def text(player, password, lines, game_id="g1"):
+    head = [f"GAME {game_id}", f"PLAYER {player}"] + ([f"PASSWORD {password}"] if password else [])
+    return "\n".join(head + list(lines)) + "\n"
+
+
+def snapshot(db):
+    return {t: [tuple(r.values()) for r in db[t].rows] for t in CONTENT}
+
+
+class Boom(RuntimeError):
+    pass
+
+
+# --- atomic resolution ------------------------------------------------------------------------
+
+def test_a_resolution_that_fails_while_rendering_leaves_the_previous_phase(cli, tmp_path, monkeypatch):
+    pw = new(cli)
+    new(cli, "control")
+    db = store(tmp_path)
+    lines = legal_lines(db, "alice")
+    for gid in ("g1", "control"):
+        assert cli("submit", gid, "alice", "-", "--gm", input=text("alice", None, lines, gid)).exit_code == 0
+    before = snapshot(db)
+    subs = db["submissions"].count
+
+    real = host.render_reports
+
+    def broken(*args, **kw):
+        raise Boom("the disk is full")
+
+    monkeypatch.setattr(host, "render_reports", broken)
+    r = cli("resolve", "g1")
+    assert r.exit_code == 70, r.output
+    assert "internal error: Boom: the disk is full" in r.stderr
+    assert "Traceback" not in r.output
+    # nothing of the resolution is stored: not the events, not the new phase, not the game's turn
+    assert snapshot(db) == before
+    assert db["games"].get("g1")["phase"] == 1
+    assert db["phases"].get(("g1", 1))["resolved"] is None
+    assert db.execute("select count(*) from events where game_id = 'g1' and phase = 1").fetchone()[0] == 0
+    assert not (tmp_path / "turns" / "g1" / "2").exists()
+    assert db["submissions"].count == subs  # the orders are kept
+    assert "awaiting nobody" in cli("status", "g1").stdout
+
+    monkeypatch.setattr(host, "render_reports", real)
+    r = cli("resolve", "g1", "control")
+    assert r.exit_code == 0, r.output
+    assert "g1 turn 1: resolved" in r.stdout and "control turn 1: resolved" in r.stdout
+    assert db["games"].get("g1")["phase"] == 2
+    assert db["phases"].get(("g1", 2))["state_hash"] == db["phases"].get(("control", 2))["state_hash"]
+    assert loads(db["phases"].get(("g1", 1))["nmr"]) == []
+    assert (tmp_path / "turns" / "g1" / "2" / "reports" / "public.txt").is_file()
+    assert db["submissions"].count == subs
+    assert cli("replay", "g1", "--verify").exit_code == 0
+    assert pw
+
+
+def test_a_failure_in_a_later_turn_keeps_the_turns_resolved_before_it(cli, tmp_path, monkeypatch):
+    new(cli, "g1", seed="4")
+    db = store(tmp_path)
+    # orders for turns 1..3 are already in the turn folders (played by bots in a copy)
+    other = tmp_path / "copy.db"
+    new(cli, "g1", ("alice", "bob"), "4", "--db", str(other), "--turns", str(tmp_path / "copy-turns"))
+    assert cli("--db", str(other), "--turns", str(tmp_path / "copy-turns"), "autoplay", "g1", "--max-phases", "3").exit_code == 0
+    odb = open_db(str(other))
+    for ph in odb["phases"].rows_where("resolved is not null"):
+        for player, sid in loads(ph["used"]).items():
+            (tmp_path / "turns" / "g1" / str(ph["number"])).mkdir(parents=True, exist_ok=True)
+            (tmp_path / "turns" / "g1" / str(ph["number"]) / f"{player}.txt").write_bytes(odb["submissions"].get(sid)["raw"])
+
+    real = host.render_reports
+    calls = []
+
+    def fails_on_the_second(*args, **kw):
+        calls.append(1)
+        if len(calls) == 2:
+            raise Boom("out of memory")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(host, "render_reports", fails_on_the_second)
+    r = cli("resolve", "g1")
+    assert r.exit_code == 70
+    assert db["games"].get("g1")["phase"] == 2  # turn 1 committed, turn 2 rolled back
+    assert db["phases"].get(("g1", 2))["resolved"] is None
+    assert db.execute("select max(number) from phases where game_id = 'g1'").fetchone()[0] == 2
+    assert db.execute("select count(*) from events where phase = 2").fetchone()[0] == 0
+    assert db.execute("select count(*) from reports where phase = 3").fetchone()[0] == 0
+    submitted = db["submissions"].count
+
+    monkeypatch.setattr(host, "render_reports", real)
+    r = cli("resolve", "g1")
+    assert r.exit_code == 0, r.output
+    assert "g1 turn 2: resolved" in r.stdout and "g1 turn 3: resolved" in r.stdout and "g1 turn 4: waiting" in r.stdout
+    assert db["submissions"].count == submitted + 1  # only turn 3's file was new
+    assert db["phases"].get(("g1", 4))["state_hash"] == odb["phases"].get(("g1", 4))["state_hash"]
+
+
+def test_new_is_atomic_too(cli, tmp_path, monkeypatch):
+    real = host.render_reports
+
+    def broken(*args, **kw):
+        raise Boom("template missing")
+
+    monkeypatch.setattr(host, "render_reports", broken)
+    r = cli("new", "gods", "g1", "-p", "alice", "-p", "bob")
+    assert r.exit_code == 70 and "Traceback" not in r.output
+    db = store(tmp_path)
+    assert all(db[t].count == 0 for t in CONTENT)
+    monkeypatch.setattr(host, "render_reports", real)
+    new(cli)  # the id is free: nothing half-made is in the way
+
+
+# --- raw inputs kept -----------------------------------------------------------------------------
+
+def test_every_submissions_raw_bytes_are_kept(cli, tmp_path):
+    pw = new(cli)
+    db = store(tmp_path)
+    lines = legal_lines(db, "alice")
+    sent = [
+        text("alice", pw["alice"], lines).encode(),                       # accepted
+        text("alice", pw["alice"], lines + ["nonsense"]).encode(),        # partial
+        text("alice", "wrong", lines).encode(),                           # rejected: password
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",                          # rejected: binary
+        "GAME g1\r\nPLAYER alice\r\nPASSWORD {}\r\n# Grüße\r\n".format(pw["alice"]).encode("cp1252"),
+        b"",                                                              # rejected: no password
+    ]
+    for raw in sent:
+        (tmp_path / "o.txt").write_bytes(raw)
+        cli("submit", "g1", "alice", str(tmp_path / "o.txt"))
+    cli("submit", "g1", "bob", "-", input=text("bob", pw["bob"], ["pass"]).encode())
+    (tmp_path / "turns" / "g1" / "1" / "alice.txt").write_bytes(b"GAME g1\nPLAYER alice\n\xff\xfe odd bytes\n")
+    cli("resolve", "g1")
+    rows = list(db["submissions"].rows_where(order_by="id"))
+    got = [r["raw"] for r in rows]
+    assert got == sent + [text("bob", pw["bob"], ["pass"]).encode(), b"GAME g1\nPLAYER alice\n\xff\xfe odd bytes\n"]
+    for row in rows:
+        assert isinstance(row["raw"], bytes)
+        assert row["sha256"] == hashlib.sha256(row["raw"]).hexdigest()
+        assert row["ack"].startswith("pbem acknowledgement: game g1")
+        assert row["received"] and row["source"]
+    assert [r["status"] for r in rows[:6]] == ["accepted", "partial", "rejected", "rejected", "accepted", "rejected"]
+    assert rows[-1]["source"].startswith("file:") and rows[-1]["source"].endswith("alice.txt")
+
+
+# --- which store ---------------------------------------------------------------------------------
+
+def test_db_option_and_pbem_db_select_the_store(cli, tmp_path, monkeypatch):
+    # PBEM_DB (set by the fixture) is the default ...
+    new(cli, "in-env")
+    # ... --db wins over it, and its folder is made as needed
+    other = tmp_path / "deep" / "er" / "other.db"
+    new(cli, "in-option", ("alice", "bob"), "1", "--db", str(other))
+    assert [g["id"] for g in store(tmp_path)["games"].rows] == ["in-env"]
+    assert [g["id"] for g in open_db(str(other))["games"].rows] == ["in-option"]
+    r = cli("--db", str(other), "status", "--json")
+    assert [g["id"] for g in json.loads(r.stdout)["games"]] == ["in-option"]
+    r = cli("status", "in-option")
+    assert r.exit_code == 1 and "no game 'in-option'; games in this store: in-env" in r.stderr
+    # changing PBEM_DB switches store
+    monkeypatch.setenv("PBEM_DB", str(other))
+    r = cli("status", "--json")
+    assert [g["id"] for g in json.loads(r.stdout)["games"]] == ["in-option"]
+
+
+def test_the_default_store_is_pbem_db_in_the_working_folder(cli, tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.delenv("PBEM_DB")
+    monkeypatch.delenv("PBEM_TURNS")
+    new(cli)
+    assert (work / "pbem.db").is_file()
+    assert [g["id"] for g in open_db(str(work / "pbem.db"))["games"].rows] == ["g1"]
+    assert (work / "turns" / "g1" / "1" / "reports" / "public.txt").is_file()
+    assert not (tmp_path / "pbem.db").exists()
+
+
+# --- migrations -----------------------------------------------------------------------------------
+
+def _applied(db):
+    return [(r["migration_set"], r["name"], r["applied_at"]) for r in db["_sqlite_migrations"].rows_where(order_by="id")]
+
+
+def test_migrations_are_applied_once_and_recorded(tmp_path, cli):
+    names = [m.name for m in migrations._migrations]
+    assert names and names[0] == "m001_initial"
+    db = store(tmp_path)
+    first = _applied(db)
+    assert [(s, n) for s, n, _ in first] == [("pbem", n) for n in names]
+    for t in ("games", "players", "phases", "submissions", "events", "reports"):
+        assert db[t].exists()
+    # opening the store again (from the library and through the CLI) applies nothing twice
+    store(tmp_path)
+    new(cli)
+    cli("status")
+    assert _applied(store(tmp_path)) == first
+    assert migrations.pending(store(tmp_path)) == []
+
+
+def test_an_older_store_is_brought_up_to_date(tmp_path):
+    names = [m.name for m in migrations._migrations]
+    path = str(tmp_path / "old.db")
+    import sqlite_utils
+
+    old = sqlite_utils.Database(path)
+    migrations.apply(old, stop_before=names[1] if len(names) > 1 else None)
+    old["games"].insert({"id": "kept", "type": "gods", "status": "running", "phase": 1})
+    old.close()
+    db = open_db(path)
+    assert [n for _, n, _ in _applied(db)] == names
+    assert db["games"].get("kept")["type"] == "gods"
+    assert migrations.pending(db) == []
+
+
+@pytest.mark.parametrize("path", [":memory:"])
+def test_an_in_memory_store_works(path):
+    db = open_db(path)
+    created = host.new_game(db, "gods", "m1", ["alice", "bob"], seed="1", turns=None)
+    assert created["game"]["id"] == "m1"
+    assert db["phases"].count == 1
