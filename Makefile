@@ -26,6 +26,11 @@ test: venv
 wheel-check: venv
 	bash scripts/wheel_check.sh $(PYTHON)
 
+## bench: benchmarks (not tests); each prints the figures it measured
+bench: venv
+	$(BIN)/python benchmarks/bench_ingest.py
+	$(BIN)/python benchmarks/bench_site.py
+
 clean:
 	rm -rf build dist $(VENV) .pytest_cache .hypothesis
 	find turns -type d -name reports -prune -exec rm -rf {} +

@@ -131,7 +131,7 @@ def submit(
     game_id: str = typer.Argument(..., help="The game."),
     player: str = typer.Argument(..., help="The player whose orders these are."),
     file: str = typer.Argument(..., help="Order file, or - for standard input."),
-    gm: bool = typer.Option(False, "--gm", help="The GM enters these orders: no PASSWORD line needed."),
+    gm: bool = typer.Option(False, "--gm", help="The GM enters these orders: no PASSWORD line needed, and the deadline is not enforced."),
 ) -> None:
     """Submit a player's orders for the current turn and print the acknowledgement.
 
@@ -207,6 +207,10 @@ def status(
             f"{g['id']} ({g['title']}): turn {g['turn']}, awaiting {', '.join(g['awaiting']) or 'nobody (ready to resolve)'}; "
             f"deadline {g['deadline'] or 'none'}; scores {scores}"
         )
+    mail = data.get("mail") or {}
+    if mail.get("failed") or mail.get("queued") or mail.get("sending"):  # the outbox (pbem send)
+        typer.echo(f"mail: {mail.get('queued', 0) + mail.get('sending', 0)} queued, {mail.get('failed', 0)} FAILED"
+                   + (" (`pbem send --retry-failed` queues failed mail again)" if mail.get("failed") else " (`pbem send` delivers them)"))
 
 
 @app.command()
@@ -264,6 +268,97 @@ def replay(
             typer.echo(f"{gid}: MISMATCH at turn {result['mismatches'][0]}")
     if bad and verify:
         raise typer.Exit(3)
+
+
+@app.command()
+def publish(
+    out: str = typer.Option(..., "--out", help="Folder to write the site into (created if missing)."),
+    game_ids: List[str] = typer.Argument(None, help="Games to publish (default: every game in the store)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Where the site will be served, e.g. https://example.org/pbem/ (makes the feed's links absolute)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line, not each file written."),
+) -> None:
+    """Render every game as a static website: public reports only. Rewrites only what changed.
+
+    Example: pbem publish --out public_html
+    """
+    from pbem import site
+
+    def progress(total: int):
+        import click
+
+        return click.progressbar(length=total, label="publishing", file=sys.stderr) if total >= 200 and sys.stderr.isatty() else None
+
+    result = site.publish(_store(), out, base_url=base_url, games=game_ids or None,
+                          log=None if quiet else typer.echo, progress=progress)
+    typer.echo(f"{len(result.written)} written, {len(result.unchanged)} unchanged, {len(result.removed)} removed "
+               f"({result.games} game{'s' if result.games != 1 else ''}) in {result.out}")
+
+
+@app.command()
+def ingest(
+    paths: List[str] = typer.Argument(..., help="Maildir folders, mbox files, .eml files, or folders of these and of order files."),
+    config: Optional[str] = typer.Option(None, "--config", envvar="PBEM_CONFIG", help="pbem.toml with a [mail] table (default ./pbem.toml): its from= address marks our own mail."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the tally."),
+) -> None:
+    """Read players' mail: store every message, take the orders in it, queue acknowledgements.
+
+    Each message ends accepted, rejected (with the reason) or ignored (auto-replies, bounces,
+    spam, mail for no game); the tally is printed last. Running it again on the same mailbox
+    changes nothing. `pbem send` delivers the acknowledgements. See docs/mail.md.
+
+    Example: pbem ingest ~/Maildir && pbem resolve --all && pbem send
+    """
+    from pbem import mailin
+
+    def show(result) -> None:
+        if not quiet and result.outcome != "seen":
+            typer.echo(result.line())
+
+    tally = mailin.ingest(_store(), paths, own_address=mailin.own_address_from_env(config), on_result=show)
+    typer.echo(tally.summary())
+
+
+@app.command()
+def send(
+    dry_run: Optional[str] = typer.Option(None, "--dry-run", metavar="DIR", help="Write the queued messages as DIR/*.eml instead of sending them."),
+    mark_sent: bool = typer.Option(False, "--mark-sent", help="With --dry-run: mark the written messages sent (you send them by hand)."),
+    smtp_host: Optional[str] = typer.Option(None, "--smtp-host", help="SMTP server (env PBEM_SMTP_HOST; default localhost)."),
+    smtp_port: Optional[int] = typer.Option(None, "--smtp-port", help="SMTP port (env PBEM_SMTP_PORT; default 587 starttls, 465 ssl, else 25)."),
+    security: Optional[str] = typer.Option(None, "--security", help="auto, starttls, ssl or none (env PBEM_SMTP_SECURITY; default auto)."),
+    smtp_user: Optional[str] = typer.Option(None, "--smtp-user", help="Login name (env PBEM_SMTP_USER); the password comes only from PBEM_SMTP_PASSWORD or pbem.toml."),
+    sender: Optional[str] = typer.Option(None, "--from", help="The GM's address mail is sent from (env PBEM_FROM)."),
+    reply_to: Optional[str] = typer.Option(None, "--reply-to", help="Where players' replies go: the order address (env PBEM_REPLY_TO; default --from)."),
+    retries: Optional[int] = typer.Option(None, "--retries", help="Reconnect this many times after a dropped connection (default 3)."),
+    backoff: Optional[float] = typer.Option(None, "--backoff", help="Seconds before the first reconnect, doubling each time (default 2)."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Queue messages the server refused permanently (5xx) again first."),
+    config: Optional[str] = typer.Option(None, "--config", envvar="PBEM_CONFIG", help="pbem.toml with a [mail] table (default ./pbem.toml)."),
+) -> None:
+    """Deliver the outbox (acknowledgements, reports) through SMTP, each message exactly once.
+
+    Every message is marked sent as soon as the server accepts it, so running `pbem send`
+    again after a failure sends only what is left. Settings come from options, the
+    environment, or the [mail] table of pbem.toml. See docs/mail.md.
+
+    Example: pbem send --smtp-host smtp.example.org --from gm@example.org
+    """
+    from pbem import mailout
+
+    settings = mailout.load_settings(config, host=smtp_host, port=smtp_port, security=security, username=smtp_user,
+                                     sender=sender, reply_to=reply_to, retries=retries, backoff=backoff)
+    result = mailout.send(_store(), settings, dry_run=dry_run, mark_sent=mark_sent, retry_failed=retry_failed)
+    if dry_run is not None:
+        for path in result.written:
+            typer.echo(f"wrote {path}")
+        typer.echo(f"{len(result.written)} messages written to {dry_run}" + (" and marked sent" if mark_sent else " (still queued)"))
+        return
+    for oid, why in result.failed:
+        typer.echo(f"FAILED   message {oid}: {why}")
+    for oid, why in result.deferred:
+        typer.echo(f"deferred message {oid}: {why}")
+    typer.echo(f"{len(result.sent)} sent, {len(result.failed)} failed, {len(result.deferred)} deferred"
+               + (f", {result.left} left queued" if result.left else "") + f" via {settings.describe()}")
+    if result.error:
+        _fail(f"stopped: {result.error}; run `pbem send` again to send the rest")
 
 
 def main() -> None:

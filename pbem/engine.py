@@ -96,6 +96,14 @@ class Rules:
         face-down discard). Standing orders are always private."""
         return False
 
+    def preview_state(self, state: dict, player: str) -> dict:
+        """The position a submission is checked against (a copy the rules may change in place):
+        a game with hidden cards replaces what `player` may not see (other hands, the deck
+        order) so the acknowledgement cannot reveal it; a rule that then meets a hidden card
+        draws from the check's Rng, so later lines are accepted 'if the dice allow', like
+        after a die. Default: the position as it is."""
+        return state
+
     def bot_choice(self, state: dict, player: str, legal: list[Order], rng) -> Order:
         """The order a bot seat picks (rng is a random.Random). Default: uniformly random;
         a game may bias it so that random play-outs end."""
@@ -140,8 +148,13 @@ def settle(rules: Rules, state: dict, rng: Rng) -> list[Event]:
             legal = rules.legal_orders(state, req.player)
             if len(legal) == 1:
                 order = legal[0]
+                # An answer to a sealed request stays hidden until the rules reveal it.
+                private = req.sealed or rules.private_order(state, req.player, order)
                 evs = rules.apply(state, req.player, order, rng)
-                events.append({"type": "forced", "player": req.player, "order": order.text})
+                event = {"type": "forced", "player": req.player, "order": order.text}
+                if private:
+                    event["to"] = req.player
+                events.append(event)
                 events += evs
                 forced = True
                 break
@@ -197,7 +210,7 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> t
 def check_script(rules: Rules, state: dict, player: str, script: Script, seed: str = "preview") -> list[LineResult]:
     """Check a submission against the current position, line by line, without changing it.
     Each line is checked in the position the previous accepted lines lead to."""
-    sim = copy.deepcopy(state)
+    sim = rules.preview_state(copy.deepcopy(state), player)
     rng = Rng(f"check:{seed}", "preview")
     results = []
     for line in script.lines:
@@ -209,7 +222,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
             if isinstance(err, IllegalOrderError) and rng.counter > 0:
                 # An earlier line rolled dice; whether this one is legal depends on them.
                 results.append(LineResult(line.number, line.text, "accepted", line.text,
-                                          reason=f"depends on earlier dice: {err.message}"))
+                                          reason=f"depends on earlier dice or hidden cards: {err.message}"))
             else:
                 results.append(LineResult(line.number, line.text, "rejected", reason=err.located()))
     return results
@@ -224,13 +237,17 @@ class Resolution:
     defaulted: dict[str, list[str]]
 
 
-def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: str) -> Resolution:
+def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: str,
+            rng: Rng | None = None) -> Resolution:
     """Resolve the current phase: standing orders of players not asked, then the scripts of
     the players asked (in request order), default orders for what they left open, then
-    settle until the next decision. A player with no script at all is NMR."""
+    settle until the next decision. A player with no script at all is NMR. `rng` replaces
+    the phase's stream (scenario tests pass scripted dice); by default it is
+    phase_rng(seed, phase number)."""
     state = copy.deepcopy(state)
     number = state["flow"]["number"]
-    rng = phase_rng(seed, number)
+    if rng is None:
+        rng = phase_rng(seed, number)
     events: list[Event] = []
     lines: dict[str, list[LineResult]] = {}
     defaulted: dict[str, list[str]] = {}

@@ -22,8 +22,9 @@ class DataError(PbemError):
     """A game's TOML data fails validation."""
 
 
-class InputError(PbemError):
-    """An input that is not an order text at all: binary, too large, undecodable."""
+class InputError(PbemError, ValueError):
+    """An input that is not an order text at all: binary, too large, undecodable. A
+    ValueError, like the order errors: a bad value given by a user."""
 
 
 class OrderError(PbemError, ValueError):

@@ -11,11 +11,12 @@ import random
 import re
 import secrets
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import sqlite_utils
 
-from pbem import engine, reports, schedule
+from pbem import engine, mailout, reports, schedule
 from pbem.engine import LineResult
 from pbem.errors import AuthError, InputError, NotFound, PbemError
 from pbem.orders import Script, decode, read_script
@@ -191,6 +192,7 @@ def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | N
         db["events"].insert_all({"game_id": game_id, "phase": 0, "seq": i, "data": dumps(e)} for i, e in enumerate(events))
         texts = render_reports(rules, game, seats, state, events, 1)
         _store_reports(db, game_id, 1, texts)
+        mailout.queue_reports(db, game, seats, 1, texts, welcome=True)  # mail: each player's report
     _write_report_files(turns, game_id, 1, texts)
     return {"game": game, "players": seats}
 
@@ -218,6 +220,7 @@ class Ack:
         if self.status == "rejected":
             out.append(f"REJECTED: {self.reason}")
             out.append("Nothing was changed; any earlier orders you sent for this turn still stand.")
+            out += [f"line {r.number:>3}: REJECTED  {r.reason}" for r in self.lines if r.status != "accepted"]
             return "\n".join(out) + "\n"
         for r in self.lines:
             if r.status == "accepted" and r.reason:
@@ -237,16 +240,25 @@ class Ack:
         return "\n".join(out) + "\n"
 
 
-def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False) -> Ack:
+def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False,
+           delivered: datetime | None = None, mail: dict | None = None) -> Ack:
     """Store an order text for the current turn and check it against the position.
 
     The raw bytes are kept whatever happens. `trusted` (the GM typing orders in, or files the
-    GM dropped into turns/) waives the password; a PASSWORD line, if present, must be right."""
+    GM dropped into turns/) waives the password; a PASSWORD line, if present, must be right.
+    It also waives the deadline: the GM collects files as they arrive and resolves after the
+    deadline, so a file the GM put in the turn folder is on time by the GM's word.
+
+    Mail (pbem.mailin): `delivered` is when the message reached the GM's mailbox (the deadline
+    is checked against it, never later than now); `mail` ({"to", "in_reply_to", "inbox_id"})
+    queues the acknowledgement to the sender in the same transaction, and a mailed submission
+    none of whose lines can be used is rejected as a whole (wrong phase, or parse errors), so
+    it does not replace earlier orders."""
     game = _game(db, game_id)
     row = _player(db, game_id, player)
     player = row["name"]
     number = game["phase"]
-    received = schedule.iso(schedule.now())
+    received = schedule.iso(min(delivered, schedule.now()) if delivered else schedule.now())
     ack = Ack(game_id, player, number, "rejected")
     try:
         if game["status"] != "running":
@@ -263,12 +275,18 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             raise AuthError("wrong password")
         if script.password is None and not trusted:
             raise AuthError("no PASSWORD line: add 'PASSWORD <your password>' to your orders")
-        if game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):
+        if not trusted and game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):
             raise PbemError(f"too late: the deadline of turn {number} was {game['deadline']}")
         rules = get_rules(game["type"])
         state = loads(_phase(db, game_id, number)["state"])
         ack.lines = engine.check_script(rules, state, player, script)
         ack.status = "accepted" if all(r.status == "accepted" for r in ack.lines) else "partial"
+        if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
+            ack.status = "rejected"
+            asked = engine.active_players(rules, state)
+            if player not in asked:
+                raise PbemError(f"wrong phase: it is not your turn (awaiting {', '.join(asked) or 'nobody'})")
+            raise InputError("parse errors: no line of these orders can be used")
     except PbemError as err:
         ack.reason = str(err)
     with db.atomic():
@@ -277,6 +295,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             "source": source, "raw": raw, "sha256": hashlib.sha256(raw).hexdigest(),
             "status": ack.status, "ack": ack.text,
         }).last_pk
+        if mail is not None:
+            mailout.queue_ack(db, ack, mail)  # mail: the acknowledgement goes out with the submission
     return ack
 
 
@@ -364,6 +384,7 @@ def _resolve_phase(db, game: dict, force: bool, turns) -> Resolved:
         merged = {**game, **game_update}
         texts = render_reports(rules, merged, players, res.state, res.events, new_number)
         _store_reports(db, game["id"], new_number, texts)
+        mailout.queue_reports(db, merged, players, new_number, texts)  # mail: each player's report
     _write_report_files(turns, game["id"], new_number, texts)
     detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(engine.active_players(rules, res.state))}"
     return Resolved(game["id"], number, "finished" if over else "resolved", detail, res.nmr)
@@ -421,8 +442,9 @@ def status(db, game_id: str | None = None) -> dict:
             "seed_hash": game["seed_hash"],
             "seed": game["seed"] if game["status"] == "finished" else None,
             "winners": outcome["winners"] if outcome else [],
+            "mail": mailout.counts(db, game["id"]),  # outbox rows by status (queued, sending, sent, failed)
         })
-    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out}
+    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "mail": mailout.counts(db)}
 
 
 def report(db, game_id: str, player: str | None = None, turn: int | None = None) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pbem.errors import (
     AmbiguousOrderError,
@@ -148,7 +149,8 @@ def read_script(text: str) -> Script:
         if len(line) > MAX_LINE_CHARS:
             script.lines.append(Line(number, line[:MAX_LINE_CHARS], [Token("<too-long>", 1)]))
             continue
-        head, _, rest = line.partition(" ")
+        head, *tail = line.split(None, 1)  # any whitespace: `PASSWORD<tab>x` is a header too
+        rest = tail[0] if tail else ""
         keyword = head.lower()
         if keyword == "end" and not rest.strip():
             break
@@ -166,9 +168,13 @@ def read_script(text: str) -> Script:
     return script
 
 
+_EXACT = re.compile(r"-?\d+(,-?\d+)?")
+
+
+@lru_cache(maxsize=4096)
 def _is_exact_kind(token: str) -> bool:
     """Numbers and coordinates never match by prefix."""
-    return bool(re.fullmatch(r"-?\d+(,-?\d+)?", token))
+    return bool(_EXACT.fullmatch(token))
 
 
 def _token_match(typed: str, canon: str) -> int:
@@ -298,8 +304,9 @@ def match_order(grammar: Grammar, legal: list[Order], line: Line, why_illegal=No
     verb = verb_hits[0]
     typed = [verb] + [t.text for t in tokens[1:]]
     scored: dict[Order, int] = {}
+    n = len(typed)
     for order in legal:
-        if order.verb != verb:
+        if order.verb != verb or not len(order.tokens) - len(order.optional) <= n <= len(order.tokens):
             continue
         score = _align(typed, order)
         if score is not None:

@@ -2,7 +2,8 @@
 schema version is the list of migrations applied (table `_sqlite_migrations`).
 
 Tables: games, players, phases (one state snapshot with its hash per phase opened),
-submissions (every raw input, kept forever), events, reports.
+submissions (every raw input, kept forever), events, reports; inbox (every message ingested)
+and outbox (mail to send) since m002.
 """
 
 from __future__ import annotations
@@ -58,6 +59,34 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         {"game_id": str, "phase": int, "player": str, "text": str},
         pk=("game_id", "phase", "player"),
     )
+
+
+@migrations()
+def m002_mail(db: sqlite_utils.Database) -> None:
+    """Mail in and out (pbem.mailin, pbem.mailout): every message ingested, raw bytes kept
+    forever with its one outcome; and the outbox of acknowledgements and reports to send."""
+    db["inbox"].create(
+        {
+            "id": int, "key": str, "content_sha256": str, "raw_sha256": str, "message_id": str,
+            "origin": str, "kind": str, "delivered": str, "ingested": str, "sender": str,
+            "subject": str, "size": int, "raw": bytes, "truncated": int, "outcome": str,
+            "reason": str, "game_id": str, "player": str, "submission_id": int, "outbox_id": int,
+        },
+        pk="id",
+    )
+    db["inbox"].create_index(["raw_sha256"])
+    db["inbox"].create_index(["key"])
+    db["outbox"].create(
+        {
+            "id": int, "created": str, "kind": str, "game_id": str, "phase": int, "player": str,
+            "to_addr": str, "subject": str, "body": str, "in_reply_to": str, "message_id": str,
+            "status": str, "attempts": int, "next_attempt": str, "claimed": str, "sent_at": str,
+            "last_error": str, "inbox_id": int,
+        },
+        pk="id",
+    )
+    db["outbox"].create_index(["status"])
+    db["outbox"].create_index(["game_id", "player"])
 
 
 def db_path(path: str | None = None) -> str:

@@ -1,0 +1,501 @@
+"""Mail out: the outbox and `pbem send`.
+
+Everything pbem wants to tell a player by email -- an acknowledgement of the orders they
+mailed, their turn report, the answer to a REPORT or HELP request -- is a row of the `outbox`
+table, written in the same transaction as the thing it reports on (the submission, the new
+turn). `send` delivers the queued rows through SMTP, one at a time:
+
+- a row is *claimed* (status `sending`) before it is handed to the server and marked `sent`
+  (committed) as soon as the server has accepted it, before the next one is tried, so a crash
+  or a dropped connection leaves exactly the undelivered rows queued;
+- a temporary failure (4xx, refused or dropped connection) keeps the row queued: the batch
+  reconnects with exponential back-off, and a row that failed gets `next_attempt` in the future;
+- a permanent failure (5xx for that message) marks the row `failed`; `pbem status` counts them
+  and `pbem send --retry-failed` queues them again.
+
+The only window in which a message could go out twice is between the server's final "250"
+and our commit of `sent` (a crash exactly there): such a row is left `sending` and is sent
+again after `STALE_CLAIM` with the *same* Message-ID, which mail clients use to drop the copy.
+
+Every message is proper MIME: a text part and an HTML part, UTF-8, a Message-ID of its own,
+In-Reply-To/References so that one game's mail threads in the player's client, Reply-To the
+GM's order address, `[GAME_ID]` in the subject (so replies find their game), and
+`Auto-Submitted` plus our own `X-PBEM-Mail` header, so that we never answer our own mail and
+well-behaved auto-responders never answer it.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import smtplib
+import ssl
+import time
+import tomllib
+import uuid
+from dataclasses import dataclass, field
+from datetime import timedelta
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.utils import format_datetime, getaddresses
+from pathlib import Path
+
+from pbem import schedule
+from pbem.errors import PbemError
+
+OWN_HEADER = "X-PBEM-Mail"
+STALE_CLAIM = timedelta(minutes=15)
+SECURITIES = ("auto", "starttls", "ssl", "none")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\u0085]+")
+_ADDR = re.compile(r"^[^@\s<>(),;:\"\\\[\]]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$")
+
+
+# --- header safety ---------------------------------------------------------------------------
+
+def header_safe(value: object, limit: int = 200) -> str:
+    """Text fit for a header: CR, LF and every other control character become spaces (so
+    nothing put in a header can start another header), runs of spaces collapse, and the
+    result is cut to `limit` characters."""
+    text = _CONTROL.sub(" ", str(value or ""))
+    text = " ".join(text.split())
+    return text[:limit]
+
+
+def clean_address(value: str | None) -> str | None:
+    """The bare address (local@domain) in a From/To value, or None when there is none or it
+    is not a plain, single, injection-free address."""
+    if not value:
+        return None
+    value = re.sub(r"\r?\n[ \t]+", " ", str(value))  # unfold a folded header
+    if "\r" in value or "\n" in value:
+        return None  # a line break that is not folding: an injection attempt
+    value = _CONTROL.sub(" ", value)
+    valid = {a.strip() for _, a in getaddresses([value]) if _ADDR.match(a.strip() or "") and len(a.strip()) <= 254}
+    return valid.pop() if len(valid) == 1 else None  # exactly one address, or none at all
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+@dataclass
+class MailSettings:
+    """Where mail goes out, and as whom. From (lowest to highest precedence): defaults, the
+    `[mail]` table of pbem.toml, environment variables, command-line options."""
+
+    host: str = "localhost"
+    port: int | None = None
+    security: str = "auto"  # auto | starttls | ssl | none
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    sender: str = "pbem@localhost"
+    reply_to: str | None = None
+    timeout: float = 30.0
+    retries: int = 3
+    backoff: float = 2.0
+
+    @property
+    def effective_port(self) -> int:
+        if self.port:
+            return self.port
+        return {"ssl": 465, "starttls": 587}.get(self.security, 25)
+
+    @property
+    def from_addr(self) -> str:
+        addr = clean_address(self.sender)
+        if not addr:
+            raise PbemError(f"the sender address '{header_safe(self.sender)}' is not an email address (set --from, PBEM_FROM or from= in pbem.toml)")
+        return addr
+
+    @property
+    def domain(self) -> str:
+        addr = clean_address(self.sender)
+        return addr.rpartition("@")[2] if addr else "pbem.invalid"
+
+    def describe(self) -> str:
+        """For printing: never the password."""
+        who = f"{self.username}@" if self.username else ""
+        return f"smtp://{who}{self.host}:{self.effective_port} ({self.security})"
+
+
+ENV = {
+    "host": "PBEM_SMTP_HOST", "port": "PBEM_SMTP_PORT", "security": "PBEM_SMTP_SECURITY",
+    "username": "PBEM_SMTP_USER", "password": "PBEM_SMTP_PASSWORD", "sender": "PBEM_FROM",
+    "reply_to": "PBEM_REPLY_TO", "timeout": "PBEM_SMTP_TIMEOUT",
+}
+FILE_KEYS = {
+    "host": "smtp_host", "port": "smtp_port", "security": "security", "username": "username",
+    "password": "password", "sender": "from", "reply_to": "reply_to", "timeout": "timeout",
+    "retries": "retries", "backoff": "backoff",
+}
+
+
+def config_path(explicit: str | None = None) -> Path | None:
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise PbemError(f"no config file '{explicit}'")
+        return path
+    path = Path(os.environ.get("PBEM_CONFIG") or "pbem.toml")
+    return path if path.is_file() else None
+
+
+def load_settings(config: str | None = None, **overrides) -> MailSettings:
+    """Settings from pbem.toml's [mail] table, then the environment, then `overrides`
+    (command-line options; None means not given)."""
+    s = MailSettings()
+    path = config_path(config)
+    if path:
+        try:
+            with path.open("rb") as fh:
+                table = tomllib.load(fh).get("mail", {})
+        except (tomllib.TOMLDecodeError, OSError) as err:
+            raise PbemError(f"{path}: {err}") from None
+        for attr, key in FILE_KEYS.items():
+            if key in table:
+                setattr(s, attr, table[key])
+    for attr, var in ENV.items():
+        if os.environ.get(var):
+            setattr(s, attr, os.environ[var])
+    for attr, value in overrides.items():
+        if value is not None:
+            setattr(s, attr, value)
+    try:
+        s.port = int(s.port) if s.port not in (None, "") else None
+        s.timeout = float(s.timeout)
+        s.retries = max(0, int(s.retries))
+        s.backoff = max(0.0, float(s.backoff))
+    except (TypeError, ValueError) as err:
+        raise PbemError(f"mail settings: {err}") from None
+    s.security = str(s.security).lower()
+    if s.security not in SECURITIES:
+        raise PbemError(f"security '{s.security}' is not one of {', '.join(SECURITIES)}")
+    return s
+
+
+# --- queueing (called inside the host's transactions) -------------------------------------------
+
+FOOTER = (
+    "\n-- \n"
+    "This message was sent by pbem, the adjudicator of game {game}. Reply to it with your\n"
+    "orders (GAME, PLAYER and PASSWORD lines, one order a line, END). Send REPORT with your\n"
+    "PASSWORD for your latest report again, or HELP for the order documentation.\n"
+)
+
+
+def _footer(game_id: str | None) -> str:
+    return FOOTER.format(game=game_id or "(none)")
+
+
+def queue(db, *, kind: str, to_addr: str | None, subject: str, body: str, game_id: str | None = None,
+          phase: int | None = None, player: str | None = None, in_reply_to: str | None = None,
+          inbox_id: int | None = None) -> int | None:
+    """Add one message to the outbox (status `queued`); returns its id, or None when there is
+    no usable address. Call it inside the transaction that creates what it reports."""
+    addr = clean_address(to_addr)
+    if not addr:
+        return None
+    row = {
+        "created": schedule.iso(schedule.now()), "kind": kind, "game_id": game_id, "phase": phase,
+        "player": player, "to_addr": addr, "subject": header_safe(subject, 300), "body": body,
+        "in_reply_to": header_safe(in_reply_to, 500) or None, "message_id": None, "status": "queued",
+        "attempts": 0, "next_attempt": None, "claimed": None, "sent_at": None, "last_error": None,
+        "inbox_id": inbox_id,
+    }
+    cols = ", ".join(row)
+    return db.execute(f"insert into outbox ({cols}) values ({', '.join('?' * len(row))})", list(row.values())).lastrowid
+
+
+def welcome_text(game: dict, player: dict) -> str:
+    return (
+        f"Welcome to game {game['id']}: you play {player['name']} (seat {player['seat']}).\n"
+        f"Your password: {player['password']}\n"
+        "Put it on the PASSWORD line of your orders; keep it to yourself.\n"
+        "To send orders, reply to your report: fill in the order form at its end (the\n"
+        "PASSWORD line, then one order a line), or write just the form's lines. Quoting the\n"
+        "report in your reply is fine.\n\n"
+    )
+
+
+def queue_reports(db, game: dict, players: list[dict], number: int, texts: dict[str, str],
+                  welcome: bool = False) -> list[int]:
+    """Queue each player's private turn report to their registered address (players without
+    an email address get none). `welcome` (turn 1) puts the player's password on top."""
+    ids = []
+    over = game.get("status") == "finished"
+    for p in players:
+        text = texts.get(p["name"])
+        if not p.get("email") or text is None:
+            continue
+        body = (welcome_text(game, p) if welcome else "") + text + _footer(game["id"])
+        subject = f"[{game['id']}] turn {number} report" + (" (game over)" if over else "")
+        oid = queue(db, kind="report", to_addr=p["email"], subject=subject, body=body,
+                    game_id=game["id"], phase=number, player=p["name"])
+        if oid:
+            ids.append(oid)
+    return ids
+
+
+def queue_ack(db, ack, mail: dict) -> int | None:
+    """Queue the acknowledgement of a mailed submission to the sender (`mail["to"]`)."""
+    verdict = {"accepted": "orders accepted", "partial": "orders accepted, some lines rejected",
+               "rejected": "orders REJECTED"}.get(ack.status, ack.status)
+    turn = f" turn {ack.turn}" if ack.turn else ""
+    subject = f"[{ack.game_id}]{turn}: {verdict} ({ack.player})"
+    return queue(db, kind="ack", to_addr=mail.get("to"), subject=subject, body=ack.text + _footer(ack.game_id),
+                 game_id=ack.game_id, phase=ack.turn, player=ack.player, in_reply_to=mail.get("in_reply_to"),
+                 inbox_id=mail.get("inbox_id"))
+
+
+# --- building messages ------------------------------------------------------------------------------
+
+def _html(text: str) -> str:
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n"
+        "<body><pre style=\"font-family: monospace; font-size: 13px; white-space: pre-wrap\">"
+        f"{html.escape(text)}</pre></body></html>\n"
+    )
+
+
+def _thread_root(row: dict, domain: str) -> str:
+    who = re.sub(r"[^A-Za-z0-9_.-]", "", f"{row.get('game_id') or 'pbem'}.{row.get('player') or 'mail'}")
+    return f"<thread.{who}@{domain}>"
+
+
+def _msgid_ok(value: str | None) -> str | None:
+    value = header_safe(value, 500)
+    return value if re.fullmatch(r"<[^<>\s]+>", value or "") else None
+
+
+def build_message(row: dict, settings: MailSettings) -> EmailMessage:
+    """The MIME message of one outbox row."""
+    msg = EmailMessage()
+    display = "pbem" + (f" {row['game_id']}" if row.get("game_id") else "")
+    msg["From"] = Address(display_name=display, addr_spec=settings.from_addr)
+    msg["To"] = Address(addr_spec=row["to_addr"])
+    reply_to = clean_address(settings.reply_to) or settings.from_addr
+    msg["Reply-To"] = Address(display_name=display, addr_spec=reply_to)
+    msg["Subject"] = header_safe(row["subject"], 300)
+    msg["Date"] = format_datetime(schedule.parse_time(row["created"]))
+    msg["Message-ID"] = row["message_id"]
+    root = _thread_root(row, settings.domain)
+    parent = _msgid_ok(row.get("in_reply_to"))
+    msg["In-Reply-To"] = parent or root
+    msg["References"] = f"{root} {parent}" if parent else root
+    msg["Auto-Submitted"] = "auto-replied" if row["kind"] in ("ack", "help", "notice") else "auto-generated"
+    msg["X-Auto-Response-Suppress"] = "All"
+    msg[OWN_HEADER] = header_safe(f"{row['kind']} {row.get('game_id') or '-'} {row['id']}")
+    msg.set_content(row["body"], charset="utf-8")
+    msg.add_alternative(_html(row["body"]), subtype="html", charset="utf-8")
+    return msg
+
+
+def _assign_message_id(db, row: dict, settings: MailSettings) -> dict:
+    if not row.get("message_id"):
+        mid = f"<pbem.{row['id']}.{uuid.uuid4().hex[:16]}@{settings.domain}>"
+        db["outbox"].update(row["id"], {"message_id": mid})
+        row = dict(row, message_id=mid)
+    return row
+
+
+# --- sending --------------------------------------------------------------------------------
+
+@dataclass
+class SendResult:
+    sent: list[int] = field(default_factory=list)
+    failed: list[tuple[int, str]] = field(default_factory=list)
+    deferred: list[tuple[int, str]] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+    left: int = 0  # still queued when the run stopped
+    error: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return not self.error and not self.left
+
+
+class _Temporary(Exception):
+    """The connection or the server failed in a way worth retrying."""
+
+
+def _due_rows(db, limit: int | None = None) -> list[dict]:
+    now = schedule.now()
+    stale = schedule.iso(now - STALE_CLAIM)
+    with db.atomic():  # a crashed run left these `sending`: they go out again, same Message-ID
+        db.execute("update outbox set status = 'queued', claimed = null where status = 'sending' and claimed < ?", [stale])
+    rows = [
+        r for r in db["outbox"].rows_where("status = 'queued'", order_by="id")
+        if not r["next_attempt"] or schedule.parse_time(r["next_attempt"]) <= now
+    ]
+    return rows[:limit] if limit else rows
+
+
+def _claim(db, row_id: int) -> bool:
+    with db.atomic():
+        cur = db.execute(
+            "update outbox set status = 'sending', claimed = ?, attempts = attempts + 1 where id = ? and status = 'queued'",
+            [schedule.iso(schedule.now()), row_id],
+        )
+        return cur.rowcount == 1
+
+
+def _set(db, row_id: int, **values) -> None:
+    with db.atomic():
+        db["outbox"].update(row_id, values)
+
+
+def _connect(settings: MailSettings) -> smtplib.SMTP:
+    host, port = settings.host, settings.effective_port
+    try:
+        if settings.security == "ssl" or (settings.security == "auto" and port == 465):
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(host, port, timeout=settings.timeout, context=ssl.create_default_context())
+            secure = True
+        else:
+            smtp = smtplib.SMTP(host, port, timeout=settings.timeout)
+            smtp.ehlo()
+            secure = False
+            if settings.security == "starttls" or (settings.security == "auto" and smtp.has_extn("starttls")):
+                smtp.starttls(context=ssl.create_default_context())
+                smtp.ehlo()
+                secure = True
+        if settings.username:
+            if not secure and settings.security != "none":
+                smtp.close()
+                raise PbemError(f"{settings.describe()}: the server offers no TLS; refusing to send the password in clear (set security = \"none\" to allow it)")
+            smtp.login(settings.username, settings.password or "")
+        return smtp
+    except smtplib.SMTPAuthenticationError as err:
+        raise PbemError(f"{settings.describe()}: login refused ({err.smtp_code})") from None
+    except smtplib.SMTPNotSupportedError as err:
+        raise PbemError(f"{settings.describe()}: {err}") from None
+    except (OSError, smtplib.SMTPException) as err:
+        raise _Temporary(f"cannot connect to {settings.describe()}: {type(err).__name__}: {err}") from None
+
+
+def _deliver(smtp: smtplib.SMTP, msg: EmailMessage, sender: str, to_addr: str) -> tuple[str, str]:
+    """Hand one message to the server: ('sent', ''), ('failed', why) for a permanent refusal
+    of this message (5xx), ('deferred', why) for a temporary one (4xx); raises _Temporary
+    when the connection fails (the message was not accepted)."""
+    try:
+        refused = smtp.send_message(msg, from_addr=sender, to_addrs=[to_addr])
+    except smtplib.SMTPRecipientsRefused as err:
+        code, text = next(iter(err.recipients.values()))
+        return ("deferred" if 400 <= code < 500 else "failed"), f"{code} {_decode(text)}"
+    except smtplib.SMTPSenderRefused as err:
+        # about our own address: no message can go, so stop the batch and keep them queued
+        raise PbemError(f"the server refused the sender {sender}: {err.smtp_code} {_decode(err.smtp_error)}") from None
+    except smtplib.SMTPResponseException as err:
+        if err.smtp_code == 421 or err.smtp_code < 400:  # 421: the server is closing the connection
+            raise _Temporary(f"{err.smtp_code} {_decode(err.smtp_error)}") from None
+        return ("deferred" if err.smtp_code < 500 else "failed"), f"{err.smtp_code} {_decode(err.smtp_error)}"
+    except (OSError, smtplib.SMTPException) as err:
+        raise _Temporary(f"{type(err).__name__}: {err}") from None
+    if refused:
+        code, text = next(iter(refused.values()))
+        return ("deferred" if 400 <= code < 500 else "failed"), f"{code} {_decode(text)}"
+    return "sent", ""
+
+
+def _decode(value) -> str:
+    return header_safe(value.decode("utf-8", "replace") if isinstance(value, bytes) else value)
+
+
+def _eml_name(row: dict) -> str:
+    parts = [f"{row['id']:06d}", row.get("game_id") or "pbem", row.get("player") or "mail", row["kind"]]
+    return "-".join(re.sub(r"[^A-Za-z0-9_-]", "_", str(p)) for p in parts) + ".eml"
+
+
+def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool = False) -> SendResult:
+    """`pbem send --dry-run DIR`: each queued message as DIR/NNNNNN-GAME-PLAYER-KIND.eml.
+    Nothing is marked sent unless `mark_sent` (the GM sends these by hand)."""
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    result = SendResult()
+    for row in _due_rows(db):
+        row = _assign_message_id(db, row, settings)
+        path = folder / _eml_name(row)
+        path.write_bytes(bytes(build_message(row, settings)))
+        result.written.append(path)
+        if mark_sent:
+            _set(db, row["id"], status="sent", sent_at=schedule.iso(schedule.now()), last_error=f"written to {path} for sending by hand")
+    return result
+
+
+def send(db, settings: MailSettings, dry_run: str | Path | None = None, mark_sent: bool = False,
+         retry_failed: bool = False, limit: int | None = None, sleep=time.sleep) -> SendResult:
+    """Deliver the outbox (see the module docstring). Safe to run again at any time."""
+    if retry_failed:
+        with db.atomic():
+            db.execute("update outbox set status = 'queued', next_attempt = null where status = 'failed'")
+    if dry_run is not None:
+        return write_eml(db, dry_run, settings, mark_sent)
+    result = SendResult()
+    rows = _due_rows(db, limit)
+    if not rows:
+        return result
+    sender = settings.from_addr
+    smtp: smtplib.SMTP | None = None
+    failures = 0
+    i = 0
+    try:
+        while i < len(rows):
+            row = rows[i]
+            try:
+                if smtp is None:
+                    smtp = _connect(settings)
+                if not _claim(db, row["id"]):
+                    i += 1  # another `pbem send` has it
+                    continue
+                row = _assign_message_id(db, row, settings)
+                try:
+                    outcome, why = _deliver(smtp, build_message(row, settings), sender, row["to_addr"])
+                except BaseException:
+                    _set(db, row["id"], status="queued", claimed=None)
+                    raise
+                now = schedule.now()
+                if outcome == "sent":  # recorded before anything else is tried
+                    _set(db, row["id"], status="sent", claimed=None, sent_at=schedule.iso(now), last_error=None)
+                    result.sent.append(row["id"])
+                elif outcome == "failed":
+                    _set(db, row["id"], status="failed", claimed=None, last_error=why)
+                    result.failed.append((row["id"], why))
+                else:
+                    wait = timedelta(seconds=settings.backoff * 60 * (2 ** min(row["attempts"], 6)))
+                    _set(db, row["id"], status="queued", claimed=None, last_error=why, next_attempt=schedule.iso(now + wait))
+                    result.deferred.append((row["id"], why))
+                i += 1
+                failures = 0
+            except _Temporary as err:
+                if smtp is not None:
+                    try:
+                        smtp.close()
+                    except Exception:
+                        pass
+                smtp = None
+                failures += 1
+                if failures > settings.retries:
+                    _set(db, row["id"], last_error=str(err))
+                    result.error = str(err)
+                    result.left = len(rows) - i
+                    break
+                sleep(settings.backoff * (2 ** (failures - 1)))
+    finally:
+        if smtp is not None:
+            try:
+                smtp.quit()
+            except Exception:
+                try:
+                    smtp.close()
+                except Exception:
+                    pass
+    return result
+
+
+def counts(db, game_id: str | None = None) -> dict[str, int]:
+    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed."""
+    out = {"queued": 0, "sending": 0, "sent": 0, "failed": 0}
+    if not db["outbox"].exists():
+        return out
+    where, args = ("where game_id = ?", [game_id]) if game_id else ("", [])
+    for status, n in db.execute(f"select status, count(*) from outbox {where} group by status", args).fetchall():
+        out[status] = n
+    return out

@@ -1,0 +1,119 @@
+"""Ingest rules beyond the corpus: the deadline is checked against the delivery time, REPORT
+requests are authenticated, and no input -- however mangled -- makes ingest raise."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_mail_corpus import CORPUS, make_store
+
+from pbem import host, mailin, schedule
+
+ORDERS = b"GAME late1\nPLAYER erin\nPASSWORD elm-fern-44\ntribe green 1,0\nEND\n"
+
+
+def maildir_message(folder: Path, when: int, name: str, body: bytes) -> None:
+    for sub in ("cur", "new", "tmp"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    (folder / "new" / f"{when}.M1P1Q{name}.host").write_bytes(
+        b"From: Erin <erin@example.org>\nSubject: [late1] orders\nMessage-ID: <" + name.encode() + b"@example.org>\n\n" + body)
+
+
+def test_the_deadline_is_checked_against_the_delivery_time_not_the_ingest_time(tmp_path, monkeypatch):
+    db = make_store(tmp_path / "pbem.db")
+    deadline = schedule.parse_time(db["games"].get("late1")["deadline"])  # 2026-01-01T01:00Z
+    box = tmp_path / "Maildir"
+    maildir_message(box, int(deadline.timestamp()) - 60, "early", ORDERS)  # arrived a minute before
+    maildir_message(box, int(deadline.timestamp()) + 60, "late", ORDERS.replace(b"1,0", b"0,1"))
+    monkeypatch.setenv("PBEM_NOW", "2026-01-01T01:30:00Z")  # the GM's cron runs half an hour later
+    early, late = mailin.ingest(db, [box]).results
+    assert early.outcome == "accepted", early.reason
+    assert late.outcome == "rejected" and late.reason.startswith("late:")
+    assert db["submissions"].get(early.submission_id)["received"] == "2026-01-01T00:59:00Z"
+
+
+def test_the_delivery_time_of_an_eml_is_its_topmost_received_header(tmp_path, monkeypatch):
+    db = make_store(tmp_path / "pbem.db")
+    monkeypatch.setenv("PBEM_NOW", "2026-01-01T05:00:00Z")
+    raw = (b"Received: from mx by gm.example; Thu, 1 Jan 2026 00:30:00 +0000\n"
+           b"Received: from forged by forged; Wed, 31 Dec 2025 00:00:00 +0000\n"
+           b"From: erin@example.org\nSubject: [late1] orders\nMessage-ID: <rcv@example.org>\n\n" + ORDERS)
+    (tmp_path / "m.eml").write_bytes(raw)
+    [r] = mailin.ingest(db, [tmp_path / "m.eml"]).results
+    assert r.outcome == "accepted"
+    assert db["submissions"].get(r.submission_id)["received"] == "2026-01-01T00:30:00Z"
+
+
+def test_report_requests_need_the_password_and_the_registered_address(tmp_path):
+    db = make_store(tmp_path / "pbem.db")
+
+    def request(name: str, sender: str, password: str) -> mailin.Outcome:
+        (tmp_path / name).write_bytes(f"From: {sender}\nSubject: [g1] report\nMessage-ID: <{name}@x>\n\nPASSWORD {password}\nREPORT\n".encode())
+        [r] = mailin.ingest(db, [tmp_path / name]).results
+        return r
+
+    ok = request("a.eml", "alice@example.org", "amber-anvil-11")
+    assert ok.outcome == "accepted" and ok.player == "alice"
+    [sent] = db["outbox"].rows_where("inbox_id = ?", [ok.inbox_id])
+    assert sent["kind"] == "report" and sent["body"].startswith(host.report(db, "g1", "alice"))
+    bad = request("b.eml", "alice@example.org", "guess")
+    assert bad.outcome == "rejected" and "bad password" in bad.reason
+    assert "amber-anvil-11" not in next(db["outbox"].rows_where("inbox_id = ?", [bad.inbox_id]))["body"]
+    other = request("c.eml", "mallory@evil.example", "amber-anvil-11")
+    assert other.outcome == "rejected" and "no PLAYER line" in other.reason  # not a registered address: who is it?
+    spoof = request("d.eml", "Mallory <mallory@evil.example>", "amber-anvil-11\nPLAYER alice")
+    assert spoof.outcome == "rejected" and "sender mismatch" in spoof.reason
+
+
+def test_a_player_cannot_submit_for_another(tmp_path):
+    db = make_store(tmp_path / "pbem.db")
+    # alice, from her own address, with her own password, claims to be bob
+    (tmp_path / "x.eml").write_bytes(b"From: alice@example.org\nSubject: [g1] o\nMessage-ID: <x@x>\n\n"
+                                     b"GAME g1\nPLAYER bob\nPASSWORD amber-anvil-11\ntribe green 1,0\nEND\n")
+    [r] = mailin.ingest(db, [tmp_path / "x.eml"]).results
+    assert r.outcome == "rejected" and r.player == "bob"
+    assert "sender mismatch" in r.reason
+    assert db["submissions"].count_where("player = 'bob' and status != 'rejected'") == 0
+
+
+SAMPLES = [p.read_bytes() for p in sorted(CORPUS.glob("*.eml")) if p.stat().st_size < 50_000]
+
+
+@st.composite
+def mangled(draw):
+    raw = bytearray(draw(st.sampled_from(SAMPLES)))
+    rnd = random.Random(draw(st.integers(0, 2**32)))
+    for _ in range(draw(st.integers(1, 40))):
+        op = rnd.random()
+        i = rnd.randrange(len(raw) + 1)
+        if op < 0.4 and raw:
+            raw[min(i, len(raw) - 1)] = rnd.randrange(256)
+        elif op < 0.7:
+            raw[i:i] = rnd.choice([b"\r", b"\n", b"\x00", b"=?", b"?=", b"--", b">", b"boundary=", b"\xff\xfe", b": ", b"=\n"])
+        else:
+            del raw[i:i + rnd.randrange(1, 200)]
+    return bytes(raw)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(raw=mangled())
+def test_no_mangled_message_makes_ingest_raise(tmp_path_factory, raw):
+    db = _fuzz_store(tmp_path_factory)
+    item = mailin.Item("fuzz", "eml", lambda: raw)
+    out = mailin.ingest_item(db, item, mailin.Context(own="gm@pbem.example"))
+    assert out.outcome in ("accepted", "rejected", "ignored", "seen")
+    if out.outcome != "seen":
+        assert db["inbox"].get(out.inbox_id)["outcome"] == out.outcome and out.reason
+        assert not out.reason.startswith("unreadable")  # no internal error was papered over
+
+
+_STORES: dict = {}
+
+
+def _fuzz_store(factory):
+    if "db" not in _STORES:
+        _STORES["db"] = make_store(factory.mktemp("fuzz") / "pbem.db")
+    return _STORES["db"]
