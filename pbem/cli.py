@@ -160,6 +160,7 @@ def resolve(
     game_ids: List[str] = typer.Argument(None, help="Games to resolve (default: all running games)."),
     all_games: bool = typer.Option(False, "--all", help="Resolve every running game (the default without GAME_IDs)."),
     force: bool = typer.Option(False, "--force", help="Resolve the current turn now: missing players get default orders (NMR)."),
+    preview: bool = typer.Option(False, "--preview", help="Show the next turn's full result (every report) without committing or sending anything."),
 ) -> None:
     """Resolve every turn whose orders are all in, or whose deadline has passed.
 
@@ -172,13 +173,39 @@ def resolve(
 
     if all_games and game_ids:
         _fail("give GAME_IDs or --all, not both")
-    results = host.resolve(_store(), game_ids or None, force=force, turns=settings.turns)
+    results = host.resolve(_store(), game_ids or None, force=force, turns=settings.turns, preview=preview)
+    if preview:
+        for r in results:
+            typer.echo(f"== PREVIEW of {r.game_id} turn {r.turn}: {r.outcome}" + (f" -- {r.detail}" if r.detail else ""))
+            for who, text in r.reports.items():
+                typer.echo(f"\n== report for {who or 'the public'}\n{text}")
+        typer.echo("(preview: nothing was stored, written or sent)")
+        return
     if not results:
-        typer.echo("no running games")
+        typer.echo("no game is due: every running game is waiting for orders before its deadline")
     for r in results:
         nmr = f" (NMR: {', '.join(r.nmr)})" if r.nmr else ""
         verb = {"resolved": "resolved", "finished": "resolved, game over" if r.detail == "game over" else "finished", "waiting": "waiting"}[r.outcome]
         typer.echo(f"{r.game_id} turn {r.turn}: {verb}{nmr}" + (f" -- {r.detail}" if r.detail and r.detail != "game over" else ""))
+
+
+@app.command()
+def rollback(
+    game_id: str = typer.Argument(..., help="The game."),
+    to: int = typer.Option(..., "--to", help="The turn to go back to (its orders are taken again)."),
+) -> None:
+    """Set a game back to the opening of turn N, to fix a mistake.
+
+    The turns after N are set aside (kept in archive tables), every submission stays, and
+    the next `pbem resolve` replays from turn N.
+
+    Example: pbem rollback athens-1 --to 4
+    """
+    from pbem import host
+
+    r = host.rollback(_store(), game_id, to, turns=settings.turns)
+    typer.echo(f"{game_id}: back at turn {r['to']} (was {r['from']}); archived "
+               + ", ".join(f"{n} {t}" for t, n in r["archived"].items()))
 
 
 @app.command()
@@ -288,8 +315,11 @@ def publish(
 
         return click.progressbar(length=total, label="publishing", file=sys.stderr) if total >= 200 and sys.stderr.isatty() else None
 
+    wrote: list[str] = []  # printed after the run, so they do not cut through the progress bar
     result = site.publish(_store(), out, base_url=base_url, games=game_ids or None,
-                          log=None if quiet else typer.echo, progress=progress)
+                          log=None if quiet else wrote.append, progress=progress)
+    for line in wrote:
+        typer.echo(line)
     typer.echo(f"{len(result.written)} written, {len(result.unchanged)} unchanged, {len(result.removed)} removed "
                f"({result.games} game{'s' if result.games != 1 else ''}) in {result.out}")
 

@@ -30,7 +30,8 @@ def draw(cells: dict[str, str], marks: dict[str, str] | None = None, width: int 
     """Draw labelled cells as rows of hexes, each row shifted half a cell per r, so that
     neighbours touch as on the table. `cells` maps "q,r" to a short label (at most
     width-2 characters); `marks` labels empty cells (e.g. "." for where a card may go).
-    Every cell shows its coordinates on the line above its label."""
+    Every cell shows its coordinates on the line above its label. A label may hold several
+    lines (joined by "\n"); each is then padded to the cell's width."""
     marks = marks or {}
     allcells = {**{k: v for k, v in marks.items()}, **cells}
     if not allcells:
@@ -47,17 +48,23 @@ def draw(cells: dict[str, str], marks: dict[str, str] | None = None, width: int 
         row = sorted((q for q, rr in coords if rr == r))
         if not row:
             continue
-        top, mid = [], []
+        top = []
+        depth = max(allcells[key(q, r)].count("\n") + 1 for q in row)
+        mids: list[list[str]] = [[] for _ in range(depth)]
         cursor = 0
         for q in row:
             x = (2 * q + r - xmin) * half
             pad = x - cursor
             k = key(q, r)
-            label = allcells[k]
+            parts = allcells[k].split("\n")
             top.append(" " * pad + k.center(width))
-            mid.append(" " * pad + (f"[{label}]" if k in cells else f" {label} ").center(width))
+            for i, mid in enumerate(mids):
+                label = parts[i] if i < len(parts) else ""
+                if depth > 1:
+                    label = label.center(width - 2)
+                mid.append(" " * pad + (f"[{label}]" if k in cells else f" {label} ").center(width))
             cursor = x + width
         lines.append("".join(top).rstrip())
-        lines.append("".join(mid).rstrip())
+        lines.extend("".join(mid).rstrip() for mid in mids)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -7,6 +7,7 @@ for anything a user did wrong; the CLI turns those into clean messages.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import re
 import secrets
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from pbem import engine, mailout, reports, schedule
+from pbem import engine, mailout, reports, schedule, store
 from pbem.engine import LineResult
 from pbem.errors import AuthError, InputError, NotFound, PbemError
 from pbem.orders import Script, decode, read_script
@@ -340,20 +341,71 @@ class Resolved:
     outcome: str  # resolved | waiting | finished
     detail: str = ""
     nmr: list[str] = field(default_factory=list)
+    reports: dict[str, str] = field(default_factory=dict)  # with preview: every report of the new turn
+    state_hash: str = ""
 
 
-def _resolve_phase(db, game: dict, force: bool, turns) -> Resolved:
+class _Preview(Exception):
+    """Raised inside a preview's transaction so that everything it wrote is rolled back."""
+
+    def __init__(self, result: Resolved):
+        self.result = result
+
+
+def _resolve_phase(db, game_id: str, force: bool, turns, preview: bool = False) -> Resolved:
+    """Resolve the current phase of one game, holding the store's write lock from the first
+    read to the commit: a concurrent submit or resolve waits, so no submission can arrive
+    unseen mid-resolution and no phase is resolved twice. Report files are written after
+    the commit (the store is the truth; files are copies)."""
+    try:
+        with store.write_transaction(db):
+            result, texts = _resolve_locked(db, game_id, force, turns, preview)
+            if preview:
+                raise _Preview(result)
+            if texts is not None:
+                failpoint("resolve-before-commit")
+    except _Preview as done:
+        return done.result
+    if texts is not None:
+        failpoint("resolve-after-commit")
+        _write_report_files(turns, game_id, result.turn + 1, texts)
+    return result
+
+
+_failpoints: dict[str, int] = {}
+
+
+def failpoint(name: str) -> None:
+    """Crash-test hook: with PBEM_FAILPOINT=NAME@N in the environment, the process kills
+    itself (SIGKILL, no clean-up) the Nth time it reaches NAME. Unset, it does nothing."""
+    spec = os.environ.get("PBEM_FAILPOINT")
+    if not spec:
+        return
+    target, _, nth = spec.partition("@")
+    if target != name:
+        return
+    _failpoints[name] = _failpoints.get(name, 0) + 1
+    if _failpoints[name] >= int(nth or 1):
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
+    game = _game(db, game_id)
     rules = get_rules(game["type"])
     number = game["phase"]
-    phase = _phase(db, game["id"], number)
+    if game["status"] != "running":
+        return Resolved(game_id, number, "finished", "the game is over"), None
+    phase = _phase(db, game_id, number)
     state = loads(phase["state"])
-    collect_turn_files(db, game["id"], number, turns)
+    collect_turn_files(db, game_id, number, turns)
     asked = engine.active_players(rules, state)
-    latest = _latest(db, game["id"], number)
+    latest = _latest(db, game_id, number)
     missing = [p for p in asked if p not in latest]
     due = bool(phase["deadline"]) and schedule.now() >= schedule.parse_time(phase["deadline"])
     if missing and not (force or due):
-        return Resolved(game["id"], number, "waiting", f"waiting for {', '.join(missing)}")
+        return Resolved(game_id, number, "waiting", f"waiting for {', '.join(missing)}"), None
     scripts: dict[str, Script | None] = {p: None for p in asked}
     for p, row in latest.items():
         scripts[p] = read_script(decode(row["raw"]))
@@ -363,56 +415,116 @@ def _resolve_phase(db, game: dict, force: bool, turns) -> Resolved:
     sched = loads(game["schedule"])
     over = bool(res.state["flow"].get("over"))
     due_next = None if over else schedule.deadline(sched, opened)
-    players = _players(db, game["id"])
+    players = _players(db, game_id)
     game_update = {"phase": new_number, "deadline": schedule.iso(due_next)}
     if over:
         game_update.update(status="finished", finished=schedule.iso(opened), outcome=dumps(rules.outcome(res.state)))
-    with db.atomic():
-        db["phases"].update((game["id"], number), {
-            "resolved": schedule.iso(opened), "nmr": dumps(res.nmr),
-            "used": dumps({p: row["id"] for p, row in latest.items()}),
-        })
-        db["events"].insert_all(
-            {"game_id": game["id"], "phase": number, "seq": i, "data": dumps(e)} for i, e in enumerate(res.events)
-        )
-        db["phases"].insert({
-            "game_id": game["id"], "number": new_number, "state": dumps(res.state),
-            "state_hash": engine.state_hash(res.state), "active": dumps(engine.active_players(rules, res.state)),
-            "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,
-        })
-        db["games"].update(game["id"], game_update)
-        merged = {**game, **game_update}
-        texts = render_reports(rules, merged, players, res.state, res.events, new_number)
-        _store_reports(db, game["id"], new_number, texts)
-        mailout.queue_reports(db, merged, players, new_number, texts)  # mail: each player's report
-    _write_report_files(turns, game["id"], new_number, texts)
+    db["phases"].update((game_id, number), {
+        "resolved": schedule.iso(opened), "nmr": dumps(res.nmr),
+        "used": dumps({p: row["id"] for p, row in latest.items()}),
+    })
+    db["events"].insert_all(
+        {"game_id": game_id, "phase": number, "seq": i, "data": dumps(e)} for i, e in enumerate(res.events)
+    )
+    db["phases"].insert({
+        "game_id": game_id, "number": new_number, "state": dumps(res.state),
+        "state_hash": engine.state_hash(res.state), "active": dumps(engine.active_players(rules, res.state)),
+        "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,
+    })
+    db["games"].update(game_id, game_update)
+    merged = {**game, **game_update}
+    texts = render_reports(rules, merged, players, res.state, res.events, new_number)
+    _store_reports(db, game_id, new_number, texts)
+    mailout.queue_reports(db, merged, players, new_number, texts)  # mail: each player's report
     detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(engine.active_players(rules, res.state))}"
-    return Resolved(game["id"], number, "finished" if over else "resolved", detail, res.nmr)
+    result = Resolved(game_id, number, "finished" if over else "resolved", detail, res.nmr,
+                      reports=texts if preview else {}, state_hash=engine.state_hash(res.state))
+    return result, texts
+
+
+def due_games(db, turns: str | Path | None = None) -> list[str]:
+    """The running games that may resolve now, found by SQL so that the cost follows the
+    due games, not the size of the store: a deadline passed, every asked player has
+    submitted, or (with a turns folder) an order file waits for the current turn."""
+    now = schedule.iso(schedule.now())
+    rows = db.execute(
+        """
+        SELECT g.id FROM games g JOIN phases p ON p.game_id = g.id AND p.number = g.phase
+        WHERE g.status = 'running' AND (
+          (g.deadline IS NOT NULL AND g.deadline <= ?)
+          OR NOT EXISTS (
+            SELECT 1 FROM json_each(p.active) a WHERE NOT EXISTS (
+              SELECT 1 FROM submissions s WHERE s.game_id = g.id AND s.phase = g.phase
+                AND s.player = a.value AND s.status != 'rejected')))
+        """,
+        [now],
+    ).fetchall()
+    ids = {r[0] for r in rows}
+    if turns is not None and Path(turns).is_dir():
+        folders = {entry.name for entry in os.scandir(turns) if entry.is_dir()}
+        if folders:
+            marks = ",".join("?" * len(folders))
+            for gid, number in db.execute(
+                f"SELECT id, phase FROM games WHERE status = 'running' AND id IN ({marks})", sorted(folders)
+            ).fetchall():
+                if any(turn_dir(turns, gid, number).glob("*.txt")):
+                    ids.add(gid)
+    return sorted(ids)
 
 
 def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: str | Path | None = DEFAULT_TURNS,
-            max_phases: int = 100_000) -> list[Resolved]:
+            max_phases: int = 100_000, preview: bool = False) -> list[Resolved]:
     """Resolve every phase whose orders are all in (or whose deadline has passed, or all with
-    `force`), again and again until each game waits for orders or ends."""
+    `force`), again and again until each game waits for orders or ends.
+
+    With `preview`, resolve the current phase of each game without committing anything
+    (no phase, event, report or mail is stored; no file is written) and return the result
+    with every report; the real resolution later gives the same result."""
     if game_ids:
-        games = [_game(db, g) for g in game_ids]
+        games = [_game(db, g)["id"] for g in game_ids]
+    elif force:
+        games = [r["id"] for r in db["games"].rows_where("status = 'running'", select="id", order_by="id")]
     else:
-        games = list(db["games"].rows_where("status = 'running'", order_by="id"))
+        games = due_games(db, turns)
     results: list[Resolved] = []
-    for game in games:
-        if game["status"] != "running":
-            results.append(Resolved(game["id"], game["phase"], "finished", "the game is over"))
-            continue
+    for game_id in games:
         forced_once = force
-        for _ in range(max_phases):
-            game = _game(db, game["id"])
-            r = _resolve_phase(db, game, forced_once, turns)
+        for _ in range(1 if preview else max_phases):
+            r = _resolve_phase(db, game_id, forced_once, turns, preview=preview)
             forced_once = False  # --force resolves the phase due now, not every later one
             results.append(r)
             if r.outcome != "resolved":
                 break
     return results
 
+
+def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS) -> dict:
+    """Set a game back to the opening of turn `to` (the GM fixes a mistake). The phases,
+    events and reports after it are moved to archive tables, kept; every submission stays,
+    so resolving again replays from turn `to` with the orders that were in (plus any new)."""
+    with store.write_transaction(db):
+        game = _game(db, game_id)
+        if not 1 <= to <= game["phase"]:
+            raise PbemError(f"game '{game_id}' has turns 1 to {game['phase']}; cannot roll back to {to}")
+        if to == game["phase"]:
+            raise PbemError(f"game '{game_id}' is already at turn {to}")
+        rb = db["rollbacks"].insert({"game_id": game_id, "to_phase": to, "from_phase": game["phase"],
+                                     "at": schedule.iso(schedule.now())}).last_pk
+        moved = {}
+        for table, where in (("phases", "number >= ?"), ("events", "phase >= ?"), ("reports", "phase > ?")):
+            cols = ", ".join(f"[{c.name}]" for c in db[table].columns)
+            db.execute(f"INSERT INTO [{table}_archive] ({cols}, rollback_id) SELECT {cols}, ? FROM [{table}] "
+                       f"WHERE game_id = ? AND {where}", [rb, game_id, to])
+            if table == "phases":
+                db.execute("DELETE FROM phases WHERE game_id = ? AND number > ?", [game_id, to])
+                db.execute("UPDATE phases SET resolved = NULL, nmr = NULL, used = NULL WHERE game_id = ? AND number = ?", [game_id, to])
+            else:
+                db.execute(f"DELETE FROM [{table}] WHERE game_id = ? AND {where}", [game_id, to])
+            moved[table] = db.execute(f"SELECT count(*) FROM [{table}_archive] WHERE rollback_id = ?", [rb]).fetchone()[0]
+        phase = _phase(db, game_id, to)
+        db["games"].update(game_id, {"phase": to, "status": "running", "finished": None, "outcome": None,
+                                     "deadline": phase["deadline"]})
+    return {"game": game_id, "from": game["phase"], "to": to, "archived": moved, "rollback_id": rb}
 
 # --- status and reports --------------------------------------------------------------------
 

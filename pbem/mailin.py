@@ -265,7 +265,7 @@ def decode_bytes(data: bytes, charset: str | None = None) -> str:
     for cs in tries:
         try:
             return data.decode(cs)
-        except (LookupError, UnicodeDecodeError):
+        except (LookupError, UnicodeDecodeError, ValueError):  # ValueError: a NUL in the charset name
             continue
     return data.decode("latin-1")
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import sqlite_utils
@@ -89,6 +92,34 @@ def m002_mail(db: sqlite_utils.Database) -> None:
     db["outbox"].create_index(["game_id", "player"])
 
 
+@migrations()
+def m003_rollback_and_indexes(db: sqlite_utils.Database) -> None:
+    """`pbem rollback`: phases, events and reports set aside are kept in archive tables (with
+    the rollback they belong to); an index so `resolve --all` finds due games by SQL."""
+    db["rollbacks"].create({"id": int, "game_id": str, "to_phase": int, "from_phase": int, "at": str}, pk="id")
+    for name in ("phases", "events", "reports"):
+        columns = {col.name: col.type for col in db[name].columns}
+        db.execute(f"CREATE TABLE [{name}_archive] AS SELECT * FROM [{name}] WHERE 0")
+        db[f"{name}_archive"].add_column("rollback_id", int)
+        assert set(columns) <= {c.name for c in db[f"{name}_archive"].columns}
+    db["games"].create_index(["status", "deadline"])
+
+
+class Store(sqlite_utils.Database):
+    """sqlite-utils' Database whose outermost atomic() block is a write transaction that takes
+    the write lock first (BEGIN IMMEDIATE), so concurrent pbem processes wait their turn
+    instead of failing with "database is locked" when a read turns into a write."""
+
+    @contextmanager
+    def atomic(self):
+        if self.conn.in_transaction:
+            with super().atomic():
+                yield self
+        else:
+            with write_transaction(self):
+                yield self
+
+
 def db_path(path: str | None = None) -> str:
     return path or os.environ.get("PBEM_DB") or DEFAULT_DB
 
@@ -98,12 +129,57 @@ def open_db(path: str | None = None) -> sqlite_utils.Database:
     target = db_path(path)
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite_utils.Database(target)
+    db = Store(target)
     db.conn.execute("PRAGMA busy_timeout = 30000")
-    if target != ":memory:":
-        db.enable_wal()
-    migrations.apply(db)
+    if target != ":memory:" and db.journal_mode != "wal":
+        with _retrying():
+            db.enable_wal()
+    if migrations.pending(db):
+        # Several pbem processes may open a new or old store at once: migrate under the
+        # write lock, and only what is still pending once the lock is ours.
+        with write_transaction(db):
+            migrations.apply(db)
     return db
+
+
+@contextmanager
+def _retrying(tries: int = 50):
+    """Retry a statement that met a lock the busy timeout does not cover."""
+    for attempt in range(tries):
+        try:
+            yield
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) and "busy" not in str(err) or attempt == tries - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
+
+
+@contextmanager
+def write_transaction(db: sqlite_utils.Database):
+    """A write transaction that takes the write lock first (BEGIN IMMEDIATE), so that
+    concurrent pbem processes queue for it (busy timeout, then retries) instead of failing
+    with "database is locked" halfway. Nested db.atomic() blocks become savepoints."""
+    if db.conn.in_transaction:
+        with sqlite_utils.Database.atomic(db):
+            yield db
+        return
+    for attempt in range(100):
+        try:
+            db.conn.execute("BEGIN IMMEDIATE")
+            break
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) and "busy" not in str(err) or attempt == 99:
+                raise
+            time.sleep(0.05)
+    try:
+        yield db
+    except BaseException:
+        if db.conn.in_transaction:
+            db.conn.execute("ROLLBACK")
+        raise
+    else:
+        db.conn.execute("COMMIT")
 
 
 def dumps(value) -> str:

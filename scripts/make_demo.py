@@ -4,7 +4,7 @@ For each demo game: create it in a scratch store with its fixed seed, let the bo
 and write every turn's orders as turns/GAME/TURN/PLAYER.txt, as a GM would receive them.
 `make demo` then replays those files through the real CLI.
 
-    python scripts/make_demo.py
+    python scripts/make_demo.py [GAME_ID...]
 """
 
 from __future__ import annotations
@@ -23,17 +23,20 @@ from pbem.registry import get_rules  # noqa: E402
 from pbem.store import loads, open_db  # noqa: E402
 
 DEMOS = [
-    # (game type, game id, players, seed)
+    # (game type, game id, players, seed[, game options])
     ("gods", "demo", ["athena", "odin", "ra"], "2026"),
+    ("ohgods", "demo-ohgods", ["delphi", "karnak", "uppsala"], "2026"),
+    ("deity", "demo-deity", ["zeus", "isis", "thor"], "2026", {"rounds": "12"}),
+    ("yegods", "demo-yegods", ["jupiter", "odin", "lugus"], "2031"),
 ]
 
 
-def make(game_type: str, game_id: str, players: list[str], seed: str) -> int:
+def make(game_type: str, game_id: str, players: list[str], seed: str, options: dict | None = None) -> int:
     out = ROOT / "turns" / game_id
     shutil.rmtree(out, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
         db = open_db(str(Path(tmp) / "demo.db"))
-        host.new_game(db, game_type, game_id, players, seed=seed, turns=None)
+        host.new_game(db, game_type, game_id, players, seed=seed, options=options, turns=None)
         rules = get_rules(game_type)
         turns = 0
         while db["games"].get(game_id)["status"] == "running":
@@ -54,5 +57,10 @@ def make(game_type: str, game_id: str, players: list[str], seed: str) -> int:
 
 
 if __name__ == "__main__":
+    wanted = sys.argv[1:]  # game ids to regenerate (default: every demo)
+    unknown = set(wanted) - {spec[1] for spec in DEMOS}
+    if unknown:
+        sys.exit(f"unknown demo game(s): {', '.join(sorted(unknown))}; known: {', '.join(spec[1] for spec in DEMOS)}")
     for spec in DEMOS:
-        print(f"{spec[1]}: {make(*spec)} turns written")
+        if not wanted or spec[1] in wanted:
+            print(f"{spec[1]}: {make(*spec)} turns written")

@@ -159,3 +159,9 @@ def test_header_safety():
     assert clean_address("a@example.org, b@example.org") is None
     assert clean_address("Doe, John <john@example.org>") == "john@example.org"
     assert clean_address("") is None and clean_address("<>") is None
+
+
+def test_a_charset_name_with_a_nul_falls_back_instead_of_raising():
+    from pbem.mailin import decode_bytes
+
+    assert decode_bytes("caf\u00e9".encode("utf-8"), "utf\x00-8") == "caf\u00e9"

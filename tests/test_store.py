@@ -130,7 +130,10 @@ def test_a_failure_in_a_later_turn_keeps_the_turns_resolved_before_it(cli, tmp_p
     r = cli("resolve", "g1")
     assert r.exit_code == 0, r.output
     assert "g1 turn 2: resolved" in r.stdout and "g1 turn 3: resolved" in r.stdout and "g1 turn 4: waiting" in r.stdout
-    assert db["submissions"].count == submitted + 1  # only turn 3's file was new
+    # turn 2's file was collected inside the resolution that rolled back, so it is collected
+    # again now (the file stayed on disk); turn 3's is new
+    assert db["submissions"].count == submitted + 2
+    assert db.execute("select count(*) from submissions where phase = 2 and source like 'file:%'").fetchone()[0] == 1
     assert db["phases"].get(("g1", 4))["state_hash"] == odb["phases"].get(("g1", 4))["state_hash"]
 
 

@@ -283,7 +283,7 @@ class GodsRules(Rules):
             (c.startswith("tribe:") if verb == "tribe" else c == "wasteland") for c in g["display"]
         ):
             return f"there is no {verb} in the display (display: {', '.join(card_name(c) for c in g['display']) or 'empty'})"
-        if verb == "tribe" and len(typed) == 3 and typed[1] not in [c[6:] for c in g["display"] if c.startswith("tribe:")]:
+        if verb == "tribe" and len(typed) == 3 and not any(c[6:].startswith(typed[1]) for c in g["display"] if c.startswith("tribe:")):
             return f"there is no {typed[1]} tribe in the display"
         if verb == "temple" and g["temples_left"] <= 0:
             return "no temples are left in the supply"
@@ -293,6 +293,14 @@ class GodsRules(Rules):
             return "there is no extra action card in the display"
         if verb == "extra" and g["extra_cards"][player] == 0:
             return "you hold no extra action card"
+        if verb == "discard" and len(typed) > 1:
+            word = typed[1]
+            colour = next((c for c in self.colours if c.startswith(word)), None)
+            card = next((c for c in ("wasteland", "whirlwind", "extra", "gameend") if c.startswith(word)), word)
+            what = f"{colour} tribe" if colour else card_name(card)
+            if what == "extra action":
+                what = "extra action card"
+            return f"there is no {what} in the display (display: {', '.join(card_name(c) for c in g['display']) or 'empty'})"
         if verb == "endgame":
             return "you may end the game only with nations of 3 colours or 4 nation cards"
         if verb == "pass":
@@ -303,6 +311,8 @@ class GodsRules(Rules):
             src, dst = cells
             if g["board"].get(src, {}).get("kind") != "wasteland":
                 return f"there is no wasteland at {src}"
+            if src == dst:
+                return f"the wasteland is already at {dst}; name another cell"
             rest = {k: v for k, v in g["board"].items() if k != src}
             if dst in rest:
                 return f"{dst} is already occupied"

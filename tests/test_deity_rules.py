@@ -1,0 +1,293 @@
+"""Deity: the rules that are not one position and one order (those are the scenarios in
+games/deity/scenarios/): both ways of building the world, the data and options checks, what
+each player may see, the order language, the map drawing and the shipped documentation."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+
+import pytest
+
+from pbem import engine, hexgrid, reports
+from pbem.errors import AmbiguousOrderError, DataError, IllegalOrderError
+from pbem.orders import read_script
+from pbem.registry import games_dir, get_rules, load_data
+from pbem.rng import Rng
+
+RULES = get_rules("deity")
+DATA = load_data("deity")
+TERRAIN = Counter({t["id"]: t["count"] for t in DATA["terrain"]})
+
+
+def _connected(keys: set, nbrs: dict) -> bool:
+    todo, seen = [next(iter(keys))], set()
+    while todo:
+        k = todo.pop()
+        if k in seen:
+            continue
+        seen.add(k)
+        todo += [n for n in nbrs[k] if n in keys]
+    return seen == keys
+
+
+def check_world(g: dict) -> None:
+    geo = RULES._geo(g)
+    land = g["land"]
+    assert set(land) <= geo.onmap
+    assert len(land) + len(g["reserve"]) == 60
+    assert Counter(c["terrain"] for c in land.values()) + Counter(g["reserve"]) == TERRAIN
+    assert len(g["reserve"]) >= DATA["rules"]["reserve"]
+    assert _connected(set(land), geo.nbrs), "every counter is placed next to one already placed"
+    for k, c in land.items():
+        if c["terrain"] == "river":
+            assert any(n not in land for n in geo.nbrs[k]), f"river valley {k} has no water side"
+
+
+@pytest.mark.parametrize("size", ["10", "12"])
+def test_random_world_is_a_valid_world(size):
+    """world=random: the engine draws and places the 55 counters by the placing rules."""
+    for seed in range(25):
+        state, events = engine.start(RULES, ["a", "b", "c"], {"size": size}, f"w{seed}")
+        g = state["game"]
+        check_world(g)
+        assert len(g["reserve"]) == 5 and not g["pile"]
+        assert g["size"] == int(size)
+        assert state["flow"]["phase"] == "setup" and state["flow"]["sealed"]
+        built = next(e for e in events if e["type"] == "world_built")
+        assert built["land"] == 55 and sum(built["counts"].values()) == 55
+    # the seed decides the world
+    a = engine.start(RULES, ["a", "b"], {}, "same")[0]["game"]["land"]
+    b = engine.start(RULES, ["a", "b"], {}, "same")[0]["game"]["land"]
+    c = engine.start(RULES, ["a", "b"], {}, "other")[0]["game"]["land"]
+    assert a == b and a != c
+
+
+def test_manual_world_building_to_the_end():
+    """world=manual: one counter a resolution, players in turn, with redraws; unanswered
+    turns place the counter by default; when the pile is out the set-up begins."""
+    state, _ = engine.start(RULES, ["a", "b", "c"], {"world": "manual"}, "manual-1")
+    g = state["game"]
+    assert state["flow"]["phase"] == "world" and state["flow"]["active"] == ["a"]
+    assert len(g["pile"]) == 54 and g["world"]["drawn"]
+    placers = []
+    redraws = Counter()
+    for step in range(200):
+        if state["flow"]["phase"] != "world":
+            break
+        p = state["flow"]["active"][0]
+        placers.append(p)
+        lines = []
+        if redraws[p] < 2 and step % 7 == 0 and g["pile"]:
+            lines.append("redraw")
+            redraws[p] += 1
+        res = engine.resolve(RULES, state, {p: read_script("\n".join(lines))} if lines else {p: None}, "manual-1")
+        state, g = res.state, res.state["game"]
+        assert all(r.status == "executed" for r in res.lines.get(p, []))
+        for k, c in g["land"].items():
+            if c["terrain"] == "river":
+                assert any(n not in g["land"] for n in RULES._geo(g).nbrs[k])
+    assert state["flow"]["phase"] == "setup"
+    check_world(g)
+    assert g["world"]["placed"] == len(g["land"])
+    assert placers[:6] == ["a", "b", "c", "a", "b", "c"]
+    assert all(g["world"]["redraws"][p] == 2 - redraws[p] for p in "abc")
+
+
+def test_manual_world_first_counter_anywhere_then_adjacent():
+    state, _ = engine.start(RULES, ["a", "b"], {"world": "manual"}, "manual-2")
+    g = state["game"]
+    first = {o.text for o in RULES.legal_orders(state, "a") if o.verb == "put"}
+    if g["world"]["drawn"] != "river":
+        assert len(first) == 100  # anywhere on the 10x10 map
+    res = engine.resolve(RULES, state, {"a": read_script("put 4,4")}, "manual-2")
+    legal = {o.text for o in RULES.legal_orders(res.state, "b") if o.verb == "put"}
+    assert legal <= {"put 5,4", "put 3,4", "put 4,5", "put 4,3", "put 5,3", "put 3,5"}
+    assert legal
+
+
+def test_options_and_data_are_checked():
+    with pytest.raises(DataError, match="size must be one of 10, 12"):
+        RULES.setup(["a", "b"], {"size": "11"}, Rng("x", 0))
+    with pytest.raises(DataError, match="world must be 'random' or 'manual'"):
+        RULES.setup(["a", "b"], {"world": "auto"}, Rng("x", 0))
+    with pytest.raises(DataError, match="unknown option"):
+        RULES.setup(["a", "b"], {"colour": "red"}, Rng("x", 0))
+    with pytest.raises(DataError, match="rounds must be a whole number"):
+        RULES.setup(["a", "b"], {"rounds": "-3"}, Rng("x", 0))
+    bad = copy.deepcopy(DATA)
+    bad["terrain"][0]["count"] = 9
+    with pytest.raises(DataError, match="must number 60, not 59"):
+        type(RULES)(bad)
+    bad = copy.deepcopy(DATA)
+    bad["cards"][3]["target"] = "moon"
+    with pytest.raises(DataError, match="unknown target 'moon'"):
+        type(RULES)(bad)
+    bad = copy.deepcopy(DATA)
+    del bad["cards"][-1]
+    with pytest.raises(DataError, match="26 distinct cards"):
+        type(RULES)(bad)
+
+
+def test_the_deck_holds_two_of_each_of_the_26_cards():
+    state, _ = engine.start(RULES, ["a", "b"], {}, "deck")
+    deck = Counter(state["game"]["deck"])
+    assert len(deck) == 26 and set(deck.values()) == {2}
+
+
+def test_start_random_option_rotates_the_order():
+    starters = set()
+    for seed in range(12):
+        state, events = engine.start(RULES, ["a", "b", "c"], {"start": "random"}, f"s{seed}")
+        first = next(e["player"] for e in events if e["type"] == "first_player")
+        assert state["game"]["order"][0] == first
+        assert state["flow"]["active"][0] == first
+        starters.add(first)
+    assert len(starters) > 1
+
+
+def _a_game_in_play(seed="views") -> dict:
+    state, _ = engine.start(RULES, ["a", "b", "c"], {}, seed)
+    res = engine.resolve(RULES, state, {p: None for p in "abc"}, seed)
+    state = res.state
+    g = state["game"]
+    g["hands"]["b"] = ["earthquake", "godspeed"]
+    g["hands"]["c"] = ["abjuration"]
+    g["standing"]["c"] = {"abjure": [{"card": "earthquake", "mine": True}], "resurrect": 2}
+    return state
+
+
+def test_views_hold_nothing_a_player_may_not_see():
+    state = _a_game_in_play()
+    g = state["game"]
+    public = RULES.view(state, None)
+    text = json.dumps(public)
+    for secret in ("hand", "standing", "deck", "reserve", "pile", "start_choices"):
+        assert secret not in public
+    assert str(g["reserve"]) not in text
+    for p in "abc":
+        v = RULES.view(state, p)
+        assert v["you"] == p
+        assert [c["id"] for c in v["hand"]] == g["hands"][p]
+        assert v["standing"]["resurrect"] == g["standing"][p]["resurrect"]
+        others = json.dumps({k: val for k, val in v.items() if k not in ("hand", "standing")})
+        assert "Godspeed" not in others and "godspeed" not in others  # b's card, never discarded
+    assert [p["hand"] for p in public["players"]] == [len(g["hands"][p]) for p in "abc"]
+
+
+def test_sealed_start_choices_stay_hidden_until_served():
+    state, _ = engine.start(RULES, ["a", "b"], {}, "sealed")
+    plains = [o.text for o in RULES.legal_orders(state, "a")]
+    script = read_script("\n".join(plains[:3]))
+    acks = engine.check_script(RULES, state, "a", script)
+    assert [r.status for r in acks] == ["accepted"] * 3, "a list of choices is all accepted"
+    res = engine.resolve(RULES, state, {"a": script, "b": None}, "sealed")
+    shown = reports.visible_events(res.events, "b")
+    assert not [e for e in shown if e["type"] in ("start_choice", "order") and e["player"] == "a"]
+    assert [e for e in reports.visible_events(res.events, "a") if e["type"] == "start_choice" and e["player"] == "a"]
+    placed = [e for e in res.events if e["type"] == "start_place"]
+    assert [e["player"] for e in placed] == ["a", "b"]
+    assert placed[0]["at"] == plains[0].split()[1] and placed[0]["choice"] == 1
+
+
+def test_reports_show_the_map_hand_privately_and_the_order_form(db, turns):
+    from pbem import host
+
+    host.new_game(db, "deity", "r1", ["ann", "bob"], seed="12", turns=turns)
+    host.submit(db, "r1", "ann", b"start 0,0\n", trusted=True)
+    host.resolve(db, ["r1"], force=True, turns=turns)
+    folder = turns / "r1" / "2" / "reports"
+    ann, bob, public = ((folder / f"{w}.txt").read_text() for w in ("ann", "bob", "public"))
+    state = json.loads(db["phases"].get(("r1", 2))["state"])
+    g = state["game"]
+    for text in (ann, bob, public):
+        assert "The world (10x10 hexes)" in text and " 0,0 " in text and "~~~" in text
+        assert "Owners: A = ann, B = bob." in text
+    assert "Your hand (1 card; private)" in ann and "Your hand" not in public
+    drawn = RULES.cards[g["hands"]["ann"][0]]["name"]
+    assert f"You drew: {drawn}." in ann and "You drew" not in bob and "You drew" not in public
+    assert "# Your legal orders now" in ann and "PLAYER ann" in ann
+    assert "It is not your turn: waiting for ann." in bob
+    assert "# pass: end your turn" in ann
+
+
+def test_order_language_prefixes_aliases_and_errors():
+    state = _a_game_in_play("lang")
+    g = state["game"]
+    me = state["flow"]["active"][0]
+    g["hands"][me] = ["tidal_wave", "fire", "famine", "draught"]
+    g["turn"]["step"] = "miracle"
+    coastal = next(k for k in RULES._land_keys(g) if RULES._coastal(g, k) and g["land"][k]["owner"])
+    desert = next(k for k in RULES._land_keys(g) if g["land"][k]["terrain"] == "desert")
+
+    def check(text):
+        return engine.check_script(RULES, state, me, read_script(text))[0]
+
+    assert check(f"pl tid {coastal}").order == f"play tidal wave {coastal}"
+    assert check(f"PLAY Tidal Wave {coastal}").status == "accepted"
+    assert check(f"play drought {desert}").order == f"play draught {desert}"
+    assert check(f"play f {desert}").order == f"play famine {desert}"  # the only f-card legal there
+    g["land"][desert].update(terrain="forest", owner=me, pop=2)
+    r = check(f"play f {desert}")
+    assert r.status == "rejected" and "ambiguous" in r.reason  # now Fire could burn it too
+    r = check("play earthquake 0,0")
+    assert r.status == "rejected" and "you hold no Earthquake card" in r.reason
+    r = check("plya fire 0,0")
+    assert "did you mean 'play'" in r.reason
+    r = check("abjure famine on my hexes")
+    assert r.status == "accepted" and r.order == "abjure famine on my hexes"
+
+
+def test_attack_all_and_retreat_spelling():
+    state = _a_game_in_play("attack")
+    g = state["game"]
+    me = state["flow"]["active"][0]
+    other = next(p for p in "abc" if p != me)
+    g["land"] = {
+        "2,2": {"terrain": "plains", "owner": me, "pop": 1, "armies": 3, "monsters": 0, "temple": False, "blight": None},
+        "3,2": {"terrain": "plains", "owner": other, "pop": 1, "armies": 0, "monsters": 0, "temple": False, "blight": None},
+    }
+    g["turn"]["step"] = "battle"
+    acks = engine.check_script(RULES, state, me, read_script("attack 2,2 -> 3,2"))
+    assert acks[0].order == "attack 2,2 -> 3,2 3 retreat 0"
+    acks = engine.check_script(RULES, state, me, read_script("attack 2,2 to 3,2 2"))
+    assert acks[0].order == "attack 2,2 -> 3,2 2 retreat 0"
+    acks = engine.check_script(RULES, state, me, read_script("attack (2, 2) -> (3, 2) retreat 1"))
+    assert acks[0].order == "attack 2,2 -> 3,2 3 retreat 1"
+
+
+def test_hexgrid_draws_labels_of_several_lines():
+    text = hexgrid.draw({"0,0": "Pl AT\n12/3", "1,0": "Mt"}, {"0,1": "~~~"})
+    lines = text.splitlines()
+    assert lines[0].split() == ["0,0", "1,0"]
+    assert "[Pl AT]" in lines[1] and "[ 12/3]" in lines[2]
+    assert "[  Mt ]" in lines[1] and "[     ]" in lines[2]
+    # single-line labels are drawn as before
+    assert hexgrid.draw({"0,0": "abc"}).splitlines()[1] == " [abc]"
+
+
+def test_orders_doc_names_every_verb_and_card():
+    doc = (games_dir() / "deity" / "ORDERS.md").read_text()
+    for verb in RULES.grammar.verbs:
+        assert f"`{verb}" in doc, f"ORDERS.md does not show the verb {verb}"
+    for card in DATA["cards"]:
+        assert card["name"] in doc, f"ORDERS.md does not name {card['name']}"
+    form = (games_dir().parent / "templates" / "deity" / "events.j2").read_text()
+    for card in DATA["cards"]:
+        assert f'"{card["id"]}": "{card["name"]}"' in form
+
+
+def test_illegal_orders_quote_the_input():
+    state = _a_game_in_play("quote")
+    me = state["flow"]["active"][0]
+    r = engine.check_script(RULES, state, me, read_script("temple 99,99"))[0]
+    assert r.status == "rejected" and "'temple 99,99'" in r.reason and "99,99 is not on the map" in r.reason
+    other = next(p for p in "abc" if p != me)
+    r = engine.check_script(RULES, state, other, read_script("temple 0,0"))[0]
+    assert "not your turn" in r.reason
+    with pytest.raises((IllegalOrderError, AmbiguousOrderError)):
+        from pbem.orders import match_order
+
+        line = read_script("move 1 pop 0,0 -> 9,9").lines[0]
+        match_order(RULES.grammar, RULES.legal_orders(state, me), line, lambda t: RULES.why_illegal(state, me, t))
