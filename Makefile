@@ -28,6 +28,9 @@ wheel-check: venv
 
 ## bench: benchmarks (not tests); each prints the figures it measured
 bench: venv
+	mkdir -p build/bench
+	$(BIN)/python benchmarks/bench_engine.py | tee build/bench/engine.txt
+	$(BIN)/python benchmarks/bench_host.py | tee build/bench/host.txt
 	$(BIN)/python benchmarks/bench_ingest.py
 	$(BIN)/python benchmarks/bench_site.py
 

@@ -32,6 +32,15 @@ def templates_dir() -> Path:
     return _find("templates")
 
 
+_extra: dict[str, object] = {}
+
+
+def register(game_type: str, rules) -> None:
+    """Register a Rules object under a game type that has no folder in games/ (benchmarks and
+    tests use it for synthetic games); `pbem` itself only plays the games in games/."""
+    _extra[game_type] = rules
+
+
 def game_types() -> list[str]:
     return sorted(p.name for p in games_dir().iterdir() if (p / "rules.py").is_file())
 
@@ -48,6 +57,8 @@ def load_data(game_type: str) -> dict:
 @lru_cache(maxsize=None)
 def get_rules(game_type: str):
     """The Rules object of a game type, its data loaded and validated."""
+    if game_type in _extra:
+        return _extra[game_type]
     if game_type not in game_types():
         raise NotFound(f"unknown game type '{game_type}'; known: {', '.join(game_types())}")
     module_name = f"pbem_games.{game_type.replace('-', '_')}"

@@ -22,6 +22,7 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.globals["hexgrid"] = hexgrid
+    env.globals["pick"] = env.select_template  # the first template of a list that exists
     env.filters["plural"] = lambda n, word, many=None: f"{n} {word if n == 1 else (many or word + 's')}"
     return env
 

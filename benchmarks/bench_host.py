@@ -1,0 +1,141 @@
+"""Host benchmarks (issue 8): figures, not tests. Printed as a table and written to
+build/bench/host.json, each figure beside its comparison.
+
+    python benchmarks/bench_host.py [--quick]
+
+1. Resolve latency for one phase of the same game after 10, 100 and 1,000 phases of
+   history: the cost must not grow with history (the store keeps a snapshot per phase;
+   nothing is replayed from the start).
+2. A host of 10,000 games, 1% of them due: `pbem resolve --all` wall time, next to the same
+   with 100 games (1 due): the cost must follow the due games, not the total.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from pbem import engine, host, registry  # noqa: E402
+from pbem.store import loads, open_db  # noqa: E402
+from toy_sealed import SealedAuction  # noqa: E402
+
+
+class Marathon(SealedAuction):
+    """The toy sealed-bid auction of the engine tests, endless, keeping only the last few
+    rounds of its own history in the state, so that the position does not grow with time
+    and any growth in the latency comes from the store's history alone."""
+
+    def advance(self, state, rng):
+        events = super().advance(state, rng)
+        state["game"]["history"] = state["game"]["history"][-3:]
+        return events
+
+
+def _submit_bots(db, game_id: str, rules) -> None:
+    number = db["games"].get(game_id)["phase"]
+    state = loads(db["phases"].get((game_id, number))["state"])
+    for p in engine.active_players(rules, state):
+        lines = host.bot_script(rules, state, p, random.Random(f"{number}{p}"))
+        host.submit(db, game_id, p, "\n".join([f"PLAYER {p}", *lines, "END"]).encode(), trusted=True)
+
+
+def bench_history(quick: bool) -> list[dict]:
+    rules = Marathon({"rounds": 10**9})
+    registry.register("marathon", rules)
+    marks = [10, 100] if quick else [10, 100, 1000]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = open_db(str(Path(tmp) / "h.db"))
+        host.new_game(db, "marathon", "m1", ["a", "b", "c"], seed="1", options={"rounds": str(10**9)}, turns=None)
+        phase = 1
+        for mark in marks:
+            while phase < mark:
+                _submit_bots(db, "m1", rules)
+                host.resolve(db, ["m1"], turns=None, max_phases=1)
+                phase += 1
+            samples = []
+            for _ in range(10):
+                _submit_bots(db, "m1", rules)
+                t0 = time.perf_counter()
+                host.resolve(db, ["m1"], turns=None, max_phases=1)
+                samples.append(time.perf_counter() - t0)
+                phase += 1
+            size = sum(db.execute(f"select count(*) from {t} where game_id = 'm1'").fetchone()[0] for t in ("phases", "events", "submissions"))
+            rows.append({"history_phases": mark, "resolve_ms_median": statistics.median(samples) * 1000, "rows_in_store": size})
+    return rows
+
+
+def _clone_games(db, template_id: str, count: int, due: int) -> None:
+    """Copy one open game `count` times by SQL (ids h00000...); the first `due` of them get a
+    deadline in the past, the rest one far ahead."""
+    game = db["games"].get(template_id)
+    players = list(db["players"].rows_where("game_id = ?", [template_id]))
+    phase = db["phases"].get((template_id, 1))
+    with db.atomic():
+        for i in range(count):
+            gid = f"h{i:05d}"
+            deadline = "2000-01-01T00:00:00Z" if i < due else "2999-01-01T00:00:00Z"
+            db["games"].insert({**game, "id": gid, "deadline": deadline})
+            db["players"].insert_all({**p, "game_id": gid} for p in players)
+            db["phases"].insert({**phase, "game_id": gid, "deadline": deadline})
+        db.execute("DELETE FROM games WHERE id = ?", [template_id])
+        db.execute("DELETE FROM players WHERE game_id = ?", [template_id])
+        db.execute("DELETE FROM phases WHERE game_id = ?", [template_id])
+
+
+def bench_many(quick: bool) -> list[dict]:
+    sizes = [(100, 1), (1000, 10)] if quick else [(100, 1), (10_000, 100)]
+    rows = []
+    for total, due in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = str(Path(tmp) / "many.db")
+            db = open_db(path)
+            host.new_game(db, "gods", "template", ["alice", "bob"], seed="1", turns=None)
+            _clone_games(db, "template", total, due)
+            db.close()
+            env = dict(os.environ, PBEM_DB=path, PBEM_TURNS=str(Path(tmp) / "turns"))
+            t0 = time.perf_counter()
+            out = subprocess.run([sys.executable, "-m", "pbem", "resolve", "--all"], env=env, capture_output=True, text=True, check=True)
+            elapsed = time.perf_counter() - t0
+            resolved = out.stdout.count(": resolved")
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "pbem", "resolve", "--all"], env=env, capture_output=True, check=True)
+            idle = time.perf_counter() - t0
+            rows.append({"games": total, "due": due, "resolved": resolved, "resolve_all_s": elapsed,
+                         "per_due_game_ms": elapsed / max(due, 1) * 1000, "nothing_due_s": idle})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", default=str(ROOT / "build" / "bench" / "host.json"))
+    args = parser.parse_args()
+    results = {"history": bench_history(args.quick), "many_games": bench_many(args.quick)}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2))
+    print("Resolve latency of one phase as the same game's history grows (median of 10)")
+    base = results["history"][0]["resolve_ms_median"]
+    for r in results["history"]:
+        print(f"  after {r['history_phases']:5d} phases ({r['rows_in_store']:6d} rows): {r['resolve_ms_median']:7.2f} ms"
+              f"  ({r['resolve_ms_median'] / base:4.2f}x the 10-phase figure)")
+    print("`pbem resolve --all` on a host of many games (wall time, whole process)")
+    for r in results["many_games"]:
+        print(f"  {r['games']:6d} games, {r['due']:4d} due: {r['resolve_all_s']:6.2f} s ({r['per_due_game_ms']:6.1f} ms per due game, "
+              f"{r['resolved']} resolved); nothing due: {r['nothing_due_s']:5.2f} s")
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
