@@ -383,7 +383,7 @@ class GodsRules(Rules):
                 cost = self.r["reposition_cost"]
                 self._pay(g, player, cost)
             board[dst] = board.pop(src)
-            events.append({"type": kind, "player": player, "from": src, "to": dst, "cost": cost})
+            events.append({"type": kind, "player": player, "src": src, "dst": dst, "cost": cost})
         elif kind == "keep":
             g["display"].remove("extra")
             g["extra_cards"][player] += 1
@@ -449,11 +449,11 @@ class GodsRules(Rules):
                 g["markers"][old] += 1
             board[k]["god"] = None
         for k in targets:
-            old_events = {"type": "convert", "at": k, "colour": board[k]["colour"], "to": None}
+            old_events = {"type": "convert", "at": k, "colour": board[k]["colour"], "god": None}
             if g["markers"][player] > 0:
                 g["markers"][player] -= 1
                 board[k]["god"] = player
-                old_events["to"] = player
+                old_events["god"] = player
             events.append(old_events)
         return events
 

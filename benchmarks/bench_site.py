@@ -1,0 +1,104 @@
+"""Benchmark `pbem publish` on a long game: the full build of the site, a re-publish with
+nothing new, and a re-publish after one more turn (what a GM runs after each deadline).
+
+    python benchmarks/bench_site.py                 # a 300-turn Deity game, 4 bots
+    python benchmarks/bench_site.py --turns 500 --type yegods --players 4
+    python benchmarks/bench_site.py --db build/bench.db --out build/bench-site   # keep both
+
+The bots play through host.autoplay (as `pbem autoplay` does). A game that ends before the
+turn count is reached is followed by another game in the same store, until the store holds
+that many turns in all; the report says how many games and turns were published. Not a
+test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pbem import host, site  # noqa: E402
+from pbem.registry import get_rules  # noqa: E402
+from pbem.store import open_db  # noqa: E402
+
+DEFAULT_OPTIONS = {"deity": {"rounds": "0"}}  # Deity: no round limit, so one game runs long
+
+
+def turns_in(db) -> int:
+    return sum(r["phase"] for r in db["games"].rows)
+
+
+def build(db, game_type: str, turns: int, players: int) -> list[str]:
+    """Games in the store until they hold `turns` turns; the last one left running."""
+    names = ["alice", "bob", "carol", "dave", "erin", "frank"][:players]
+    games = [r["id"] for r in db["games"].rows]
+    while turns_in(db) < turns:
+        gid = f"bench-{len(games) + 1}"
+        host.new_game(db, game_type, gid, names, seed=f"bench-{len(games) + 1}", turns=None,
+                      options=DEFAULT_OPTIONS.get(game_type, {}), sched={"every": "72h", "at": "20:00", "tz": "UTC"})
+        games.append(gid)
+        host.autoplay(db, gid, max_phases=max(0, turns - turns_in(db)), turns=None)
+        print(f"  {gid}: {db['games'].get(gid)['phase']} turns ({db['games'].get(gid)['status']})", file=sys.stderr)
+    return games
+
+
+def timed(fn):
+    t = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--type", default="deity", help="game type (default deity)")
+    ap.add_argument("--turns", type=int, default=300, help="turns in the store (default 300)")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--db", help="store to use (built if it holds fewer turns); default a temporary one")
+    ap.add_argument("--out", help="site folder (default a temporary one, removed afterwards)")
+    args = ap.parse_args()
+    get_rules(args.type)
+    tmp = Path(tempfile.mkdtemp(prefix="pbem-bench-"))
+    try:
+        db = open_db(args.db or str(tmp / "bench.db"))
+        print(f"building the store: {args.type}, {args.players} players, {args.turns} turns ...", file=sys.stderr)
+        _, t_build = timed(lambda: build(db, args.type, args.turns, args.players))
+        out = Path(args.out) if args.out else tmp / "site"
+        if out.exists():
+            shutil.rmtree(out)
+        running = [r["id"] for r in db["games"].rows_where("status = 'running'")]
+        total_turns = turns_in(db)
+        games = db["games"].count
+
+        full, t_full = timed(lambda: site.publish(db, out))
+        same, t_same = timed(lambda: site.publish(db, out))
+        if running:
+            host.autoplay(db, running[-1], max_phases=1, turns=None)
+        one, t_one = timed(lambda: site.publish(db, out))
+        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+
+        print()
+        print(f"pbem publish benchmark: {games} {args.type} game(s), {total_turns} turns in all "
+              f"(+1 for the last step), {args.players} players; store built in {t_build:.1f}s")
+        print(f"{'step':44} {'seconds':>8} {'written':>8} {'unchanged':>10}")
+        rows = [
+            ("full build (empty folder)", t_full, full),
+            ("re-publish, nothing new", t_same, same),
+            ("re-publish after one more turn", t_one, one),
+        ]
+        for name, t, r in rows:
+            print(f"{name:44} {t:8.2f} {len(r.written):8d} {len(r.unchanged):10d}")
+        print(f"site: {len(full.written)} files, {size / 1e6:.1f} MB; after one more turn it wrote: {', '.join(one.written)}")
+        if not running:
+            print("(every game had ended: the last step had no new turn to publish)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

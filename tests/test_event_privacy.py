@@ -1,0 +1,50 @@
+"""The key "to" of an event means "only this player may see it" (pbem.reports.visible_events).
+A game that used "to" for anything else (a destination cell, a converted tribe's new god)
+would silently hide that event from everyone else's report and from the published site."""
+
+import random
+
+import pytest
+
+from pbem import engine, host
+from pbem.orders import read_script
+from pbem.registry import game_types, get_rules
+
+
+@pytest.mark.parametrize("game_type", game_types())
+def test_every_event_addressed_with_to_names_a_player(game_type):
+    rules = get_rules(game_type)
+    for seed in range(3):
+        players = ["p1", "p2", "p3", "p4"][: max(rules.info.min_players, min(3, rules.info.max_players))]
+        state, events = engine.start(rules, players, {}, str(seed))
+        seen = list(events)
+        for phase in range(40):
+            if state["flow"].get("over"):
+                break
+            scripts = {p: read_script("\n".join(host.bot_script(rules, state, p, random.Random(f"{seed}/{phase}/{p}"))))
+                       for p in engine.active_players(rules, state)}
+            res = engine.resolve(rules, state, scripts, str(seed))
+            state = res.state
+            seen += res.events
+        bad = [e for e in seen if "to" in e and e["to"] not in players]
+        assert not bad, f"{game_type}: events use 'to' for something other than a player: {bad[:3]}"
+        assert any("to" not in e for e in seen)
+
+
+def test_a_wasteland_move_is_in_everyones_report(gods_game, db):
+    from pbem.registry import get_rules as rules_of
+    from pbem.store import loads
+
+    game_id, _ = gods_game(seed="3")
+    rules = rules_of("gods")
+    for _ in range(60):
+        events = [loads(r["data"]) for r in db["events"].rows_where("game_id = ?", [game_id])]
+        if any(e["type"] in ("move", "whirlwind") for e in events):
+            break
+        host.autoplay(db, game_id, max_phases=1, turns=None)
+    moved = [loads(r["data"]) | {"phase": r["phase"]} for r in db["events"].rows_where("game_id = ?", [game_id])
+             if loads(r["data"])["type"] in ("move", "whirlwind")]
+    assert moved, "no wasteland was moved in 60 turns of this seed"
+    e = moved[0]
+    public = host.report(db, game_id, None, e["phase"] + 1)
+    assert f"the wasteland at {e['src']}" in public and e["dst"] in public

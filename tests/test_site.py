@@ -1,0 +1,493 @@
+"""`pbem publish`: the static site of every game, checked from the files it writes.
+
+One store holds a finished and a running game of every game module in games/ (played by
+the bots); it is published once and the tests read the result: the pages' content, every
+internal link, HTML validity with a real parser (html5lib, strict: any parse error fails),
+the JSON, the feed and the calendar, and that nothing private is ever published."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from test_site_lib import crawl, ids, links, make_game, parse_html, shared_site, text_of
+
+from pbem import engine, host, reports, site
+from pbem.errors import PbemError
+from pbem.registry import game_types, get_rules
+from pbem.store import loads, open_db
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+@pytest.fixture(scope="module")
+def shared():
+    return shared_site()
+
+
+@pytest.fixture(scope="module")
+def pages(shared):
+    """Every page reachable from index.html, parsed strictly (the crawl fails on a broken
+    internal link, a missing #fragment, or an external link)."""
+    return crawl(shared["out"])
+
+
+def _game_dir(shared, game_id: str) -> Path:
+    return shared["out"] / "games" / site.slug_for(game_id)
+
+
+def _phases(db, game_id):
+    return list(db["phases"].rows_where("game_id = ?", [game_id], order_by="number"))
+
+
+def _all_ids(shared):
+    return [(t, kind, gid) for t, g in shared["games"].items() for kind, gid in g.items()]
+
+
+# --- the index -----------------------------------------------------------------------------
+
+def test_every_game_module_is_in_the_site(shared):
+    assert set(shared["games"]) == set(game_types())
+    for gtype, g in shared["games"].items():
+        for gid in g.values():
+            d = _game_dir(shared, gid)
+            assert (d / "index.html").is_file(), gtype
+
+
+def test_index_lists_each_game_with_its_type_players_turn_awaited_deadline_and_status(shared, pages):
+    db = shared["db"]
+    tree = pages[(shared["out"] / "index.html").resolve()]
+    rows = {}
+    for tr in tree.iter("tr"):
+        th = tr.find("th")
+        if th is not None and th.find("a") is not None:
+            rows[th.find("a").text] = tr
+    status = host.status(db)["games"]
+    assert set(rows) == {g["id"] for g in status}
+    for g in status:
+        text = text_of(rows[g["id"]])
+        assert get_rules(g["type"]).info.title in text
+        for p in g["players"]:
+            assert p["name"] in text
+        assert str(g["turn"]) in text
+        if g["status"] == "finished":
+            assert "finished" in text and "winner" in text
+            for w in g["winners"]:
+                assert w in text
+        else:
+            assert "running" in text
+            for name in g["awaiting"]:
+                assert name in text
+            assert g["deadline"] in {el.attrib.get("datetime") for el in rows[g["id"]].iter("time")}
+
+
+# --- turn pages ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["finished", "running"])
+def test_a_page_per_turn_with_prev_next_links_and_the_history(shared, pages, kind):
+    db = shared["db"]
+    for gtype, g in shared["games"].items():
+        gid = g[kind]
+        d = _game_dir(shared, gid)
+        numbers = [p["number"] for p in _phases(db, gid)]
+        assert numbers == list(range(1, len(numbers) + 1))
+        for n in numbers:
+            tree = pages[(d / f"turn-{n}.html").resolve()]
+            rel = {a.attrib.get("rel"): a.attrib["href"] for a in tree.iter("a") if a.attrib.get("rel")}
+            assert rel.get("prev") == (f"turn-{n - 1}.html" if n > 1 else None), (gid, n)
+            assert rel.get("next") == (f"turn-{n + 1}.html" if n < numbers[-1] else None), (gid, n)
+            h1 = text_of(tree.find(".//h1"))
+            assert f"turn {n}" in h1 and gid in h1
+            history = tree.find(".//section[@id='history']")
+            past = [a.attrib["href"] for a in history.iter("a") if a.attrib["href"].startswith("turn-")]
+            assert past == [f"turn-{k}.html" for k in range(1, n)]
+            summaries = history.findall(".//li")
+            assert len(summaries) == min(n - 1, site.HISTORY_LINES)
+        last = pages[(d / f"turn-{numbers[-1]}.html").resolve()]
+        hrefs = links(last)
+        if kind == "finished":
+            assert "result.html" in hrefs, gid
+        else:
+            assert "result.html" not in hrefs
+            assert "current" in text_of(last.find(".//h1"))
+
+
+def test_each_turn_shows_its_public_events_and_position(shared, pages):
+    """The events on a turn page are exactly the public events of the phase before it, each
+    dice roll among them shown; the position is the map (or the text) of the public view."""
+    db = shared["db"]
+    for gtype, kind, gid in _all_ids(shared):
+        d = _game_dir(shared, gid)
+        rules = get_rules(gtype)
+        has_map = (site.templates_dir() / gtype / "map.svg.j2").is_file()
+        for ph in _phases(db, gid):
+            n = ph["number"]
+            raw = [json.loads(r["data"]) for r in db["events"].rows_where("game_id = ? and phase = ?", [gid, n - 1], order_by="seq")]
+            public = reports.visible_events(raw, None)
+            tree = pages[(d / f"turn-{n}.html").resolve()]
+            section = tree.find(".//section[@id='events']")
+            items = [li for li in section.iter("li")]
+            assert len(items) == len(public), (gid, n)
+            for li, e in zip(items, public):
+                assert f"ev-{e['type']}" in li.attrib["class"]
+                if isinstance(e.get("player"), str) and e["type"] in ("order", "default", "nmr", "forced"):
+                    assert e["player"] in text_of(li)
+                for die in site._dice(e):
+                    assert str(die["value"]) in text_of(li)
+            position = tree.find(".//section[@id='position']")
+            if has_map:
+                svgs = [el for el in position.iter() if isinstance(el.tag, str) and el.tag.endswith("svg")]
+                assert svgs, (gid, n)
+            else:
+                assert position.find(".//pre") is not None and text_of(position.find(".//pre")), (gid, n)
+            view = rules.view(loads(ph["state"]), None)
+            standings = text_of(tree.find(".//section[@id='standings']"))
+            for p in view.get("players", []):
+                assert str(p["name"]) in standings
+
+
+def test_the_json_beside_each_turn_is_the_public_view_and_the_public_events(shared):
+    db = shared["db"]
+    for gtype, kind, gid in _all_ids(shared):
+        rules = get_rules(gtype)
+        d = _game_dir(shared, gid)
+        game = db["games"].get(gid)
+        for ph in _phases(db, gid):
+            doc = json.loads((d / f"turn-{ph['number']}.json").read_text(encoding="utf-8"))
+            state = loads(ph["state"])
+            raw = [json.loads(r["data"]) for r in db["events"].rows_where("game_id = ? and phase = ?", [gid, ph["number"] - 1], order_by="seq")]
+            assert doc["format"] == "pbem-public-turn" and doc["version"] == 1
+            assert doc["turn"] == ph["number"]
+            assert doc["game"]["id"] == gid and doc["game"]["seed_hash"] == game["seed_hash"]
+            assert doc["view"] == json.loads(json.dumps(rules.view(state, None)))
+            assert doc["events"] == reports.visible_events(raw, None)
+            assert doc["asked"] == engine.active_players(rules, state)
+            assert doc["deadline"] == ph["deadline"]
+            over = bool(state["flow"].get("over"))
+            assert doc["over"] == over
+            assert doc["seed"] == (game["seed"] if over else None)
+
+
+def test_the_final_page_reveals_the_seed_and_says_how_to_check_every_roll(shared, pages):
+    db = shared["db"]
+    for gtype, g in shared["games"].items():
+        game = db["games"].get(g["finished"])
+        tree = pages[(_game_dir(shared, g["finished"]) / "result.html").resolve()]
+        text = text_of(tree)
+        assert game["seed"] in text and game["seed_hash"] in text
+        assert hashlib.sha256(game["seed"].encode()).hexdigest() == game["seed_hash"]
+        assert f"pbem replay {game['id']} --verify" in text
+        assert "sha256sum" in text
+        outcome = loads(game["outcome"])
+        for w in outcome["winners"]:
+            assert w in text_of(tree.find(".//section[@id='result']"))
+
+
+def test_a_running_games_seed_appears_nowhere(shared):
+    db = shared["db"]
+    for gtype, g in shared["games"].items():
+        seed = db["games"].get(g["running"])["seed"]
+        assert "running-secret-seed" in seed
+        for path in shared["out"].rglob("*"):
+            if path.is_file():
+                assert seed.encode() not in path.read_bytes(), path
+
+
+def test_no_password_email_or_private_event_is_published(shared):
+    db = shared["db"]
+    secrets = []
+    for row in db["players"].rows:
+        secrets.append(row["password"])
+        if row["email"]:
+            secrets.append(row["email"])
+    blobs = [p.read_bytes() for p in shared["out"].rglob("*") if p.is_file()]
+    for s in secrets:
+        assert not any(s.encode() in b for b in blobs), s
+    # Every event the site shows is public: no event with "to" reaches any turn JSON.
+    for path in shared["out"].rglob("turn-*.json"):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        assert all("to" not in e or e["to"] is None for e in doc["events"]), path
+        assert "you" not in (doc["view"] or {})
+
+
+def test_a_private_event_and_a_players_private_view_never_reach_the_site(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="9", finished=False, running_turns=3, players=["alice", "bob"])
+    db["events"].insert({"game_id": "g1", "phase": 2, "seq": 999,
+                         "data": json.dumps({"type": "order", "player": "alice", "order": "PRIVATE-MARKER-41", "to": "alice"})})
+    out = tmp_path / "site"
+    site.publish(db, out)
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert b"PRIVATE-MARKER-41" not in path.read_bytes(), path
+    # The HTML report for alice (her email) does show it: the filter is by viewer.
+    assert "PRIVATE-MARKER-41" in site.render_html_report(db, "g1", "alice", 3)
+    assert "PRIVATE-MARKER-41" not in site.render_html_report(db, "g1", None, 3)
+
+
+# --- validity -----------------------------------------------------------------------------------
+
+def test_every_page_is_reached_and_is_valid_html(shared, pages):
+    out = shared["out"].resolve()
+    all_html = {p.resolve() for p in out.rglob("*.html")}
+    assert all_html == set(pages), sorted(str(p) for p in all_html ^ set(pages))[:5]
+    for path, tree in pages.items():
+        page_ids = ids(tree)
+        assert len(page_ids) == len(set(page_ids)), f"duplicate id in {path}"
+        for el in tree.iter():
+            if not isinstance(el.tag, str):
+                continue
+            for ref in (el.attrib.get("aria-labelledby") or "").split():
+                assert ref in page_ids, f"{path}: aria-labelledby {ref} missing"
+            if el.tag == "img":
+                assert el.attrib.get("alt"), f"{path}: img without alt"
+        assert tree.find(".//title") is not None and text_of(tree.find(".//title"))
+        assert tree.attrib.get("lang") == "en"
+
+
+def test_svg_json_feed_and_calendar_files_are_well_formed(shared):
+    out = shared["out"]
+    db = shared["db"]
+    for svg_file in out.rglob("*.svg"):
+        root = ET.parse(svg_file).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    for json_file in out.rglob("*.json"):
+        json.loads(json_file.read_text(encoding="utf-8"))
+    for gtype, kind, gid in _all_ids(shared):
+        d = _game_dir(shared, gid)
+        phases = _phases(db, gid)
+        feed = ET.parse(d / "feed.atom").getroot()
+        assert feed.tag == f"{ATOM}feed"
+        entries = feed.findall(f"{ATOM}entry")
+        assert len(entries) == min(len(phases), site.FEED_ENTRIES)
+        assert len({e.find(f"{ATOM}id").text for e in entries}) == len(entries)
+        for e in entries:
+            href = e.find(f"{ATOM}link").attrib["href"]
+            assert (d / href).is_file(), href
+            assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", e.find(f"{ATOM}updated").text)
+        ics = (d / "deadlines.ics").read_bytes()
+        assert ics.endswith(b"\r\n") and b"\n" not in ics.replace(b"\r\n", b"")
+        lines = ics.decode("utf-8").split("\r\n")[:-1]
+        assert all(len(x.encode("utf-8")) <= 75 for x in lines)
+        unfolded = "\r\n".join(lines).replace("\r\n ", "").split("\r\n")
+        assert unfolded[0] == "BEGIN:VCALENDAR" and unfolded[-1] == "END:VCALENDAR"
+        assert unfolded.count("BEGIN:VEVENT") == unfolded.count("END:VEVENT")
+        deadlines = [p for p in phases if p["deadline"]]
+        starts = [x for x in unfolded if x.startswith("DTSTART:")]
+        assert len(starts) == 1 + len(deadlines) + (1 if kind == "finished" else 0)
+        for p in deadlines:
+            stamp = p["deadline"].replace("-", "").replace(":", "")
+            assert f"DTSTART:{stamp}" in unfolded
+        uids = [x for x in unfolded if x.startswith("UID:")]
+        assert len(uids) == len(set(uids))
+
+
+def test_running_game_deadlines_are_in_the_calendar_and_the_index(shared):
+    db = shared["db"]
+    for gtype, g in shared["games"].items():
+        game = db["games"].get(g["running"])
+        assert game["deadline"]
+        ics = (_game_dir(shared, g["running"]) / "deadlines.ics").read_text(encoding="utf-8")
+        stamp = game["deadline"].replace("-", "").replace(":", "")
+        assert f"DTSTART:{stamp}" in ics
+        assert f"orders for turn {game['phase']} due" in ics.replace("\r\n ", "")
+
+
+# --- incremental publishing -------------------------------------------------------------------
+
+def test_republishing_after_one_turn_rewrites_only_what_changed(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "inc", seed="21", finished=False, running_turns=6, players=["alice", "bob", "carol"],
+              sched={"every": "48h", "at": None, "tz": "UTC"})
+    out = tmp_path / "site"
+    first = site.publish(db, out)
+    assert first.written and not first.unchanged
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.name != site.MANIFEST}
+    again = site.publish(db, out)
+    assert again.written == [] and len(again.unchanged) == len(first.written)
+    n = db["games"].get("inc")["phase"]
+    host.autoplay(db, "inc", max_phases=1, turns=None)
+    lines = []
+    third = site.publish(db, out, log=lines.append)
+    g = "games/inc/"
+    assert set(third.written) == {
+        "index.html", g + "index.html", g + "map.svg", g + "feed.atom", g + "deadlines.ics",
+        g + f"turn-{n}.html", g + f"turn-{n}.json",  # turn n is now resolved: a "next" link, its time
+        g + f"turn-{n + 1}.html", g + f"turn-{n + 1}.json",
+    }
+    assert lines == [f"wrote {p}" for p in third.written]
+    for path, mtime in before.items():
+        rel = path.relative_to(out).as_posix()
+        if rel not in third.written:
+            assert path.stat().st_mtime_ns == mtime, rel
+    assert site.publish(db, out).written == []
+
+
+def test_a_file_changed_or_deleted_on_disk_is_written_again(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="5", finished=False, running_turns=2, players=["alice", "bob"])
+    out = tmp_path / "site"
+    site.publish(db, out)
+    (out / "games/g1/turn-1.html").write_text("tampered")
+    (out / "games/g1/turn-2.json").unlink()
+    assert sorted(site.publish(db, out).written) == ["games/g1/turn-1.html", "games/g1/turn-2.json"]
+
+
+def test_files_of_a_deleted_game_are_removed_but_other_files_are_kept(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "keep", seed="1", finished=False, running_turns=2, players=["alice", "bob"])
+    make_game(db, "gods", "gone", seed="2", finished=False, running_turns=2, players=["alice", "bob"])
+    out = tmp_path / "site"
+    site.publish(db, out)
+    (out / "README.txt").write_text("the GM's own file")
+    (out / "games" / "gone" / "notes.txt").write_text("the GM's notes")
+    for table in ("events", "phases", "players", "reports", "submissions"):
+        db.execute(f"delete from {table} where game_id = 'gone'")
+    for table in ("outbox",):
+        if db[table].exists():
+            db.execute(f"delete from {table} where game_id = 'gone'")
+    db.execute("delete from games where id = 'gone'")
+    db.conn.commit()
+    result = site.publish(db, out)
+    assert result.removed and all(p.startswith("games/gone/") for p in result.removed)
+    assert (out / "README.txt").is_file() and (out / "games/gone/notes.txt").is_file()
+    assert not (out / "games/gone/index.html").exists()
+    crawl(out)
+
+
+def test_after_a_rollback_the_turns_set_aside_leave_the_site(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "rb", seed="8", finished=False, running_turns=6, players=["alice", "bob"])
+    last = db["games"].get("rb")["phase"]
+    out = tmp_path / "site"
+    site.publish(db, out)
+    host.rollback(db, "rb", 3, turns=None)
+    result = site.publish(db, out)
+    gone = {f"games/rb/turn-{n}.{ext}" for n in range(4, last + 1) for ext in ("html", "json")}
+    assert set(result.removed) == gone
+    assert "games/rb/turn-3.html" in result.written
+    pages = crawl(out)
+    h1 = text_of(pages[(out / "games/rb/turn-3.html").resolve()].find(".//h1"))
+    assert "current" in h1
+
+
+def test_publishing_some_games_keeps_the_others(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "a", seed="1", finished=False, running_turns=2, players=["alice", "bob"])
+    make_game(db, "gods", "b", seed="2", finished=False, running_turns=2, players=["alice", "bob"])
+    out = tmp_path / "site"
+    site.publish(db, out)
+    result = site.publish(db, out, games=["a"])
+    assert not result.removed
+    assert (out / "games/b/index.html").is_file()
+    with pytest.raises(PbemError):
+        site.publish(db, out, games=["nope"])
+
+
+def test_progress_is_reported_once_per_file(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="5", finished=False, running_turns=2, players=["alice", "bob"])
+    seen = {}
+
+    class Bar:
+        def __init__(self, total):
+            seen["total"], seen["done"] = total, 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            seen["closed"] = True
+
+        def update(self, n):
+            seen["done"] += n
+
+    result = site.publish(db, tmp_path / "site", progress=Bar)
+    assert seen["done"] == seen["total"] == len(result.written) + len(result.unchanged) and seen["closed"]
+
+
+def test_cli_publish_says_what_it_wrote(cli, tmp_path):
+    assert cli("new", "gods", "g1", "--player", "alice", "--player", "bob", "--seed", "3").exit_code == 0
+    assert cli("autoplay", "g1", "--max-phases", "2").exit_code == 0
+    out = tmp_path / "public"
+    r = cli("publish", "--out", out)
+    assert r.exit_code == 0, r.output
+    assert "wrote index.html" in r.stdout and "wrote games/g1/turn-1.html" in r.stdout
+    assert re.search(r"\d+ written, 0 unchanged, 0 removed \(1 game\)", r.stdout)
+    assert r.stderr == ""  # no progress bar when stderr is not a terminal
+    r = cli("publish", "--out", out)
+    assert r.exit_code == 0 and "wrote" not in r.stdout and " 0 written" in " " + r.stdout
+    assert cli("publish", "--out", out / "index.html").exit_code == 1
+
+
+# --- safety ----------------------------------------------------------------------------------
+
+def test_no_path_may_leave_the_output_folder(tmp_path):
+    out = tmp_path.resolve()
+    for rel in ("../x.html", "games/../../x", "/etc/passwd", "games/a/../../../x"):
+        with pytest.raises(PbemError):
+            site._inside(out, rel)
+    assert site._inside(out, "games/a/turn-1.html") == out / "games/a/turn-1.html"
+    for gid in ("../../etc", "..", ".", "a/b", "<script>", "A" * 50, ""):
+        slug = site.slug_for(gid)
+        assert re.fullmatch(r"[a-z0-9][a-z0-9_-]*", slug) and slug not in (".", "..")
+    assert site.slug_for("athens-1") == "athens-1"
+
+
+# --- fallbacks and the HTML email report -------------------------------------------------------
+
+def test_a_game_without_a_map_template_shows_the_text_position(tmp_path, monkeypatch):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="5", finished=False, running_turns=2, players=["alice", "bob"])
+    real = site._has_template
+    monkeypatch.setattr(site, "_has_template", lambda name: False if name.endswith("map.svg.j2") else real(name))
+    out = tmp_path / "site"
+    site.publish(db, out)
+    pages = crawl(out)
+    tree = pages[(out / "games/g1/turn-3.html").resolve()]
+    pre = tree.find(".//section[@id='position']/pre")
+    assert pre is not None and "1,-1" in text_of(pre)  # a cell of the GODS board, as text
+    assert not (out / "games/g1/map.svg").exists()
+
+
+def test_a_game_whose_module_is_gone_still_gets_pages_from_its_stored_reports(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "old", seed="5", finished=False, running_turns=2, players=["alice", "bob"])
+    db.execute("update games set type = 'retired' where id = 'old'")
+    db.conn.commit()
+    out = tmp_path / "site"
+    site.publish(db, out)
+    pages = crawl(out)
+    public = db.execute("select text from reports where game_id = 'old' and phase = 3 and player = ''").fetchone()[0]
+    pre = pages[(out / "games/old/turn-3.html").resolve()].find(".//section[@id='position']/pre")
+    assert text_of(pre) == " ".join(public.split())
+
+
+def test_render_html_report_public_and_private(tmp_path):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="5", finished=False, running_turns=3, players=["alice", "bob"])
+    for player in (None, "alice"):
+        page = site.render_html_report(db, "g1", player, 3)
+        path = tmp_path / f"report-{player}.html"
+        path.write_text(page, encoding="utf-8")
+        tree = parse_html(path)
+        assert [el for el in tree.iter() if isinstance(el.tag, str) and el.tag.endswith("svg")]
+        assert tree.find(".//link") is None  # self-contained: CSS inline, no external files
+        assert tree.find(".//style") is not None
+        text = text_of(tree)
+        expected = host.report(db, "g1", player, 3)
+        assert " ".join(expected.split()) in text
+        if player:
+            assert "Report for alice" in text
+        else:
+            assert "Public report" in text
+    finished = open_db(str(tmp_path / "f.db"))
+    make_game(finished, "gods", "f1", seed="77-final", finished=True, players=["alice", "bob"])
+    page = site.render_html_report(finished, "f1", "bob")
+    assert "77-final" in page and "pbem replay f1 --verify" in page
+    with pytest.raises(PbemError):
+        site.render_html_report(db, "g1", "mallory", 3)
