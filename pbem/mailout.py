@@ -266,8 +266,29 @@ def _msgid_ok(value: str | None) -> str | None:
     return value if re.fullmatch(r"<[^<>\s]+>", value or "") else None
 
 
-def build_message(row: dict, settings: MailSettings) -> EmailMessage:
-    """The MIME message of one outbox row."""
+def report_html(db, row: dict) -> str | None:
+    """The HTML part of a report email: the report page of pbem.site (its map as inline SVG,
+    the player's own view), with whatever the text part carries above the report (the
+    welcome and password of turn 1) on top. None when the page cannot be made (the text
+    part still carries everything)."""
+    if row.get("kind") != "report" or not row.get("game_id") or not row.get("player"):
+        return None
+    from pbem import site
+
+    try:
+        page = site.render_html_report(db, row["game_id"], row["player"], row.get("phase"))
+    except Exception:  # a report must go out even if its page fails; the text part is whole
+        return None
+    stored = db.execute("select text from reports where game_id = ? and phase = ? and player = ?",
+                        [row["game_id"], row.get("phase"), row["player"]]).fetchone()
+    prefix = row["body"].split(stored[0], 1)[0] if stored and stored[0] in row["body"] else ""
+    if prefix.strip():
+        page = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + "<pre>" + html.escape(prefix) + "</pre>", page, count=1)
+    return page
+
+
+def build_message(row: dict, settings: MailSettings, html_body: str | None = None) -> EmailMessage:
+    """The MIME message of one outbox row (`html_body`: its HTML part, else the text as HTML)."""
     msg = EmailMessage()
     display = "pbem" + (f" {row['game_id']}" if row.get("game_id") else "")
     msg["From"] = Address(display_name=display, addr_spec=settings.from_addr)
@@ -285,7 +306,7 @@ def build_message(row: dict, settings: MailSettings) -> EmailMessage:
     msg["X-Auto-Response-Suppress"] = "All"
     msg[OWN_HEADER] = header_safe(f"{row['kind']} {row.get('game_id') or '-'} {row['id']}")
     msg.set_content(row["body"], charset="utf-8")
-    msg.add_alternative(_html(row["body"]), subtype="html", charset="utf-8")
+    msg.add_alternative(html_body or _html(row["body"]), subtype="html", charset="utf-8")
     return msg
 
 
@@ -413,7 +434,7 @@ def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool =
     for row in _due_rows(db):
         row = _assign_message_id(db, row, settings)
         path = folder / _eml_name(row)
-        path.write_bytes(bytes(build_message(row, settings)))
+        path.write_bytes(bytes(build_message(row, settings, report_html(db, row))))
         result.written.append(path)
         if mark_sent:
             _set(db, row["id"], status="sent", sent_at=schedule.iso(schedule.now()), last_error=f"written to {path} for sending by hand")
@@ -447,7 +468,7 @@ def send(db, settings: MailSettings, dry_run: str | Path | None = None, mark_sen
                     continue
                 row = _assign_message_id(db, row, settings)
                 try:
-                    outcome, why = _deliver(smtp, build_message(row, settings), sender, row["to_addr"])
+                    outcome, why = _deliver(smtp, build_message(row, settings, report_html(db, row)), sender, row["to_addr"])
                 except BaseException:
                     _set(db, row["id"], status="queued", claimed=None)
                     raise

@@ -252,3 +252,29 @@ def test_settings_precedence_and_the_password_is_never_printed(tmp_path, monkeyp
     assert "s3cret-pw" not in r.output
     assert "refusing to send the password in clear" in r.stderr
     assert smtp.messages == []
+
+
+def test_a_report_email_carries_the_html_report_with_its_svg_map(tmp_path):
+    """Issue 7: the same SVG map as the site, embedded in the HTML part of the report email;
+    the turn-1 password stays in both parts; the text part is the plain report."""
+    import email
+    from email import policy
+
+    from pbem import host, mailout
+    from pbem.store import open_db
+
+    db = open_db(str(tmp_path / "m.db"))
+    host.new_game(db, "gods", "g1", ["alice:alice@example.org", "bob:bob@example.org"], seed="4", turns=None)
+    out = tmp_path / "eml"
+    mailout.send(db, mailout.MailSettings(sender="gm@pbem.example"), dry_run=out)
+    files = sorted(out.glob("*.eml"))
+    alice = [f for f in files if b"alice@example.org" in f.read_bytes()]
+    assert alice
+    msg = email.message_from_bytes(alice[0].read_bytes(), policy=policy.default)
+    html_part = msg.get_body(("html",)).get_content()
+    text_part = msg.get_body(("plain",)).get_content()
+    password = db["players"].get(("g1", "alice"))["password"]
+    assert "<svg" in html_part and password in html_part and password in text_part
+    assert "Order form" in text_part
+    bob_password = db["players"].get(("g1", "bob"))["password"]
+    assert bob_password not in html_part
