@@ -10,51 +10,32 @@ rm -f "$DB" "$DB-wal" "$DB-shm"
 find turns -type d -name reports -prune -exec rm -rf {} +
 export PBEM_DB="$DB"
 
-echo "== GODS: game 'demo' for athena, odin and ra (orders in turns/demo/TURN/PLAYER.txt)"
-"$PBEM" new gods demo --player athena --player odin --player ra --seed 2026
-"$PBEM" status demo
-"$PBEM" resolve demo
-"$PBEM" status demo
-"$PBEM" replay demo --verify
-last=$(ls turns/demo | sort -n | tail -1)
-echo
-echo "== The final public report (turns/demo/$last/reports/public.txt):"
-cat "turns/demo/$last/reports/public.txt"
-echo
-echo "Every turn's reports are in turns/demo/TURN/reports/ (public.txt and one per player)."
+# play TITLE GAME_ID -- ARGS OF `pbem new` (type, id, players, seed, options)
+play() {
+  local title=$1 game=$2
+  shift 3
+  echo
+  echo "== $title (orders in turns/$game/TURN/PLAYER.txt)"
+  "$PBEM" new "$@"
+  "$PBEM" status "$game"
+  "$PBEM" resolve "$game"
+  "$PBEM" status "$game"
+  "$PBEM" replay "$game" --verify
+  local last
+  last=$(ls "turns/$game" | sort -n | tail -1)
+  echo
+  echo "== The final public report (turns/$game/$last/reports/public.txt):"
+  cat "turns/$game/$last/reports/public.txt"
+}
+
+play "GODS: game 'demo' for athena, odin and ra" demo -- \
+  gods demo --player athena --player odin --player ra --seed 2026
+play "Oh Gods!: game 'demo-ohgods' for delphi, karnak and uppsala" demo-ohgods -- \
+  ohgods demo-ohgods --player delphi --player karnak --player uppsala --seed 2026
+play "Deity: game 'demo-deity' for zeus, isis and thor, 12 rounds" demo-deity -- \
+  deity demo-deity --player zeus --player isis --player thor --seed 2026 --option rounds=12
+play "Ye Gods!: game 'demo-yegods' for jupiter, odin and lugus, Jehovah the Unknown God" demo-yegods -- \
+  yegods demo-yegods --player jupiter --player odin --player lugus --seed 2031
 
 echo
-echo "== Oh Gods!: game 'demo-ohgods' for delphi, karnak and uppsala (orders in turns/demo-ohgods/TURN/PLAYER.txt)"
-"$PBEM" new ohgods demo-ohgods --player delphi --player karnak --player uppsala --seed 2026
-"$PBEM" status demo-ohgods
-"$PBEM" resolve demo-ohgods
-"$PBEM" status demo-ohgods
-"$PBEM" replay demo-ohgods --verify
-last=$(ls turns/demo-ohgods | sort -n | tail -1)
-echo
-echo "== The final public report (turns/demo-ohgods/$last/reports/public.txt):"
-cat "turns/demo-ohgods/$last/reports/public.txt"
-
-echo
-echo "== Deity: game 'demo-deity' for zeus, isis and thor, 12 rounds (orders in turns/demo-deity/TURN/PLAYER.txt)"
-"$PBEM" new deity demo-deity --player zeus --player isis --player thor --seed 2026 --option rounds=12
-"$PBEM" status demo-deity
-"$PBEM" resolve demo-deity
-"$PBEM" status demo-deity
-"$PBEM" replay demo-deity --verify
-last=$(ls turns/demo-deity | sort -n | tail -1)
-echo
-echo "== The final public report (turns/demo-deity/$last/reports/public.txt):"
-cat "turns/demo-deity/$last/reports/public.txt"
-
-echo
-echo "== Ye Gods!: game 'demo-yegods' for jupiter, odin and lugus, Jehovah the Unknown God (orders in turns/demo-yegods/TURN/PLAYER.txt)"
-"$PBEM" new yegods demo-yegods --player jupiter --player odin --player lugus --seed 2031
-"$PBEM" status demo-yegods
-"$PBEM" resolve demo-yegods
-"$PBEM" status demo-yegods
-"$PBEM" replay demo-yegods --verify
-last=$(ls turns/demo-yegods | sort -n | tail -1)
-echo
-echo "== The final public report (turns/demo-yegods/$last/reports/public.txt):"
-cat "turns/demo-yegods/$last/reports/public.txt"
+echo "Every turn's reports are in turns/GAME/TURN/reports/ (public.txt and one per player)."
