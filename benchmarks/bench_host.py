@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from pbem import engine, host, registry  # noqa: E402
-from pbem.store import loads, open_db  # noqa: E402
+from pbem.store import open_db  # noqa: E402
 from toy_sealed import SealedAuction  # noqa: E402
 
 
@@ -44,7 +44,7 @@ class Marathon(SealedAuction):
 
 def _submit_bots(db, game_id: str, rules) -> None:
     number = db["games"].get(game_id)["phase"]
-    state = loads(db["phases"].get((game_id, number))["state"])
+    state = host.current_state(db, game_id)
     for p in engine.active_players(rules, state):
         lines = host.bot_script(rules, state, p, random.Random(f"{number}{p}"))
         host.submit(db, game_id, p, "\n".join([f"PLAYER {p}", *lines, "END"]).encode(), trusted=True)

@@ -79,6 +79,14 @@ def _phase(db, game_id: str, number: int) -> dict:
         raise NotFound(f"game '{game_id}' has no turn {number}") from None
 
 
+def current_state(db, game: str | dict) -> dict:
+    """The state snapshot of a game's open turn (what its players are ordering against);
+    `game` is a game id, or a games row already read."""
+    if isinstance(game, str):
+        game = _game(db, game)
+    return loads(_phase(db, game["id"], game["phase"])["state"])
+
+
 def turn_dir(turns: str | Path, game_id: str, number: int) -> Path:
     return Path(turns) / game_id / str(number)
 
@@ -279,7 +287,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         if not trusted and game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):
             raise PbemError(f"too late: the deadline of turn {number} was {game['deadline']}")
         rules = get_rules(game["type"])
-        state = loads(_phase(db, game_id, number)["state"])
+        state = current_state(db, game)
         ack.lines = engine.check_script(rules, state, player, script)
         ack.status = "accepted" if all(r.status == "accepted" for r in ack.lines) else "partial"
         if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
@@ -534,8 +542,7 @@ def status(db, game_id: str | None = None) -> dict:
     out = []
     for game in games:
         rules = get_rules(game["type"])
-        phase = _phase(db, game["id"], game["phase"])
-        state = loads(phase["state"])
+        state = current_state(db, game)
         asked = engine.active_players(rules, state)
         latest = _latest(db, game["id"], game["phase"])
         outcome = loads(game["outcome"])
@@ -600,7 +607,7 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
     results: list[Resolved] = []
     count = 0
     while game["status"] == "running" and (max_phases is None or count < max_phases):
-        state = loads(_phase(db, game_id, game["phase"])["state"])
+        state = current_state(db, game)
         latest = _latest(db, game_id, game["phase"])
         for player in engine.active_players(rules, state):
             if player in latest:

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from pbem import engine, host  # noqa: E402
 from pbem.registry import get_rules  # noqa: E402
-from pbem.store import loads, open_db  # noqa: E402
+from pbem.store import open_db  # noqa: E402
 
 DEMOS = [
     # (game type, game id, players, seed[, game options])
@@ -41,7 +41,7 @@ def make(game_type: str, game_id: str, players: list[str], seed: str, options: d
         turns = 0
         while db["games"].get(game_id)["status"] == "running":
             number = db["games"].get(game_id)["phase"]
-            state = loads(db["phases"].get((game_id, number))["state"])
+            state = host.current_state(db, game_id)
             for player in engine.active_players(rules, state):
                 rng = random.Random(f"{seed}/demo/{number}/{player}")
                 lines = host.bot_script(rules, state, player, rng)

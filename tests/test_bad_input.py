@@ -11,8 +11,7 @@ import zipfile
 
 import pytest
 
-from pbem import engine, host
-from pbem.registry import get_rules
+from gods_helpers import legal_lines, passwords, text
 from pbem.store import loads, open_db
 
 TABLES = ("games", "players", "phases", "events", "reports")
@@ -26,24 +25,11 @@ def new(cli, game_id="g1", players=("alice", "bob"), seed="1"):
         args += ["--player", p]
     r = cli(*args)
     assert r.exit_code == 0, r.output
-    return dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    return passwords(r.stdout)
 
 
 def store(tmp_path):
     return open_db(str(tmp_path / "pbem.db"))
-
-
-def state(db, game_id="g1"):
-    return loads(db["phases"].get((game_id, db["games"].get(game_id)["phase"]))["state"])
-
-
-def legal_lines(db, player, game_id="g1", seed=0):
-    return host.bot_script(get_rules("gods"), state(db, game_id), player, random.Random(seed))
-
-
-def text(player, password, lines, game_id="g1"):
-    head = [f"GAME {game_id}", f"PLAYER {player}"] + ([f"PASSWORD {password}"] if password else [])
-    return "\n".join(head + list(lines)) + "\n"
 
 
 def snapshot(db):

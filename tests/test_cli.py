@@ -35,20 +35,15 @@ def store(tmp_path):
     return open_db(str(tmp_path / "pbem.db"))
 
 
-def current_state(db, game_id):
-    game = db["games"].get(game_id)
-    return loads(db["phases"].get((game_id, game["phase"]))["state"])
-
-
 def awaited(db, game_id):
     game = db["games"].get(game_id)
-    return engine.active_players(get_rules(game["type"]), current_state(db, game_id))
+    return engine.active_players(get_rules(game["type"]), host.current_state(db, game_id))
 
 
 def legal_lines(db, game_id, player, seed=0):
     """A legal order script for `player` in the current position (the bot's choice)."""
     game = db["games"].get(game_id)
-    return host.bot_script(get_rules(game["type"]), current_state(db, game_id), player, random.Random(seed))
+    return host.bot_script(get_rules(game["type"]), host.current_state(db, game_id), player, random.Random(seed))
 
 
 def order_text(game_id, player, password, lines, header=True):
@@ -274,7 +269,7 @@ def test_resolve_waits_until_all_orders_are_in(cli, tmp_path):
 def test_resolve_force_gives_defaults_and_marks_nmr(cli, tmp_path):
     new(cli)
     db = store(tmp_path)
-    display = current_state(db, "g1")["game"]["display"]
+    display = host.current_state(db, "g1")["game"]["display"]
     r = cli("resolve", "g1", "--force")
     assert r.exit_code == 0, r.output
     assert "g1 turn 1: resolved (NMR: alice)" in r.stdout

@@ -7,13 +7,12 @@ all-pass order set, or whose every order was forced, is not NMR.
 from __future__ import annotations
 
 import json
-import random
-import re
 
 import pytest
 
-from pbem import engine, host, schedule
+from pbem import engine, schedule
 from pbem.registry import get_rules
+from gods_helpers import legal_lines, passwords, state, text
 from pbem.store import dumps, loads, open_db
 
 LONDON = ("--every", "72h", "--at", "20:00", "--tz", "Europe/London")
@@ -27,7 +26,7 @@ def new(cli, game_id="g1", players=("alice", "bob"), *extra, seed="1"):
         args += ["--player", p]
     r = cli(*args, *extra)
     assert r.exit_code == 0, r.output
-    return dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    return passwords(r.stdout)
 
 
 def store(tmp_path):
@@ -36,19 +35,6 @@ def store(tmp_path):
 
 def current(db, game_id="g1"):
     return db["phases"].get((game_id, db["games"].get(game_id)["phase"]))
-
-
-def state(db, game_id="g1"):
-    return loads(current(db, game_id)["state"])
-
-
-def legal_lines(db, player, game_id="g1", seed=0):
-    return host.bot_script(get_rules("gods"), state(db, game_id), player, random.Random(seed))
-
-
-def text(player, password, lines, game_id="g1"):
-    head = [f"GAME {game_id}", f"PLAYER {player}"] + ([f"PASSWORD {password}"] if password else [])
-    return "\n".join(head + list(lines)) + "\n"
 
 
 def at(monkeypatch, when):

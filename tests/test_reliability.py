@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -42,7 +41,7 @@ def reference(tmp_path_factory):
     files = {}
     while db["games"].get("g1")["status"] == "running" and db["games"].get("g1")["phase"] < 13:
         number = db["games"].get("g1")["phase"]
-        state = loads(db["phases"].get(("g1", number))["state"])
+        state = host.current_state(db, "g1")
         for p in engine.active_players(rules, state):
             lines = host.bot_script(rules, state, p, random.Random(f"{number}{p}"))
             files[(number, p)] = "\n".join(["GAME g1", f"PLAYER {p}", *lines, "END", ""])
