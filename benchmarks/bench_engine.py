@@ -26,10 +26,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pbem import engine, host  # noqa: E402
-from pbem.orders import read_script  # noqa: E402
-from pbem.registry import game_types, get_rules  # noqa: E402
-from pbem.store import open_db  # noqa: E402
+from pbem.core import engine
+from pbem import host, render  # noqa: E402
+
+render.install()
+from pbem.core.orders import read_script  # noqa: E402
+from pbem.core.registry import game_types, get_rules  # noqa: E402
+from pbem.host.store import open_db  # noqa: E402
 
 PLAYERS = ["p1", "p2", "p3", "p4", "p5", "p6"]
 

@@ -26,8 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from pbem import engine, host, registry  # noqa: E402
-from pbem.store import open_db  # noqa: E402
+from pbem.core import engine, registry
+from pbem import host, render  # noqa: E402
+
+render.install()
+from pbem.host.store import open_db  # noqa: E402
 from toy_sealed import SealedAuction  # noqa: E402
 
 

@@ -1,5 +1,5 @@
 """Ingest throughput (a benchmark, not a test): N messages (default 10,000) in a Maildir,
-ingested by `pbem.mailin.ingest` into a fresh store, next to the time Python's own `email`
+ingested by `pbem.mail.ingest.ingest` into a fresh store, next to the time Python's own `email`
 parser alone takes to parse the same messages.
 
 The mix is what a GM's mailbox holds: orders from the player whose turn it is (plain, as a
@@ -26,8 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pbem import host, mailin  # noqa: E402
-from pbem.store import open_db  # noqa: E402
+from pbem.mail import ingest as mail_ingest
+from pbem import host, render  # noqa: E402
+
+render.install()
+from pbem.host.store import open_db  # noqa: E402
 
 GAMES = 20
 
@@ -106,10 +109,10 @@ def main() -> None:
         parse_default = time.perf_counter() - t
 
         t = time.perf_counter()
-        tally = mailin.ingest(db, [work / "Maildir"], own_address="gm@pbem.example")
+        tally = mail_ingest.ingest(db, [work / "Maildir"], own_address="gm@pbem.example")
         took = time.perf_counter() - t
         t = time.perf_counter()
-        again = mailin.ingest(db, [work / "Maildir"])
+        again = mail_ingest.ingest(db, [work / "Maildir"])
         rerun = time.perf_counter() - t
 
         n = len(files)

@@ -23,9 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pbem import host, site  # noqa: E402
-from pbem.registry import get_rules  # noqa: E402
-from pbem.store import open_db  # noqa: E402
+from pbem.site import publish as site_publish
+from pbem import host, render  # noqa: E402
+
+render.install()
+from pbem.core.registry import get_rules  # noqa: E402
+from pbem.host.store import open_db  # noqa: E402
 
 DEFAULT_OPTIONS = {"deity": {"rounds": "0"}}  # Deity: no round limit, so one game runs long
 
@@ -75,11 +78,11 @@ def main() -> None:
         total_turns = turns_in(db)
         games = db["games"].count
 
-        full, t_full = timed(lambda: site.publish(db, out))
-        same, t_same = timed(lambda: site.publish(db, out))
+        full, t_full = timed(lambda: site_publish.publish(db, out))
+        same, t_same = timed(lambda: site_publish.publish(db, out))
         if running:
             host.autoplay(db, running[-1], max_phases=1, turns=None)
-        one, t_one = timed(lambda: site.publish(db, out))
+        one, t_one = timed(lambda: site_publish.publish(db, out))
         size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
 
         print()

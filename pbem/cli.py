@@ -12,7 +12,7 @@ from typing import List, Optional
 import typer
 from typer.core import TyperGroup
 
-from pbem.errors import PbemError
+from pbem.core.errors import PbemError
 
 
 class PbemGroup(TyperGroup):
@@ -67,9 +67,18 @@ def _global(
 
 
 def _store():
-    from pbem.store import open_db
+    from pbem.host.store import open_db
 
     return open_db(settings.db)
+
+
+def _host():
+    """The host, with the render layer's report renderer installed (for the commands that
+    open turns and so write reports)."""
+    from pbem import host, render
+
+    render.install()
+    return host
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -83,7 +92,7 @@ def rules(game_type: Optional[str] = typer.Argument(None, help="A game type; omi
 
     Example: pbem rules gods
     """
-    from pbem.registry import game_types, get_rules, order_doc
+    from pbem.core.registry import game_types, get_rules, order_doc
 
     if not game_type:
         for name in game_types():
@@ -109,7 +118,9 @@ def new(
 
     Example: pbem new gods athens-1 --player zeus:z@example.org --player hera --every 72h --at 20:00 --tz Europe/London
     """
-    from pbem import host, schedule
+    from pbem.host import schedule
+    host = _host()
+
 
     opts = {}
     for item in option:
@@ -169,7 +180,7 @@ def resolve(
 
     Example: pbem resolve athens-1
     """
-    from pbem import host
+    host = _host()
 
     if all_games and game_ids:
         _fail("give GAME_IDs or --all, not both")
@@ -201,7 +212,7 @@ def rollback(
 
     Example: pbem rollback athens-1 --to 4
     """
-    from pbem import host
+    host = _host()
 
     r = host.rollback(_store(), game_id, to, turns=settings.turns)
     typer.echo(f"{game_id}: back at turn {r['to']} (was {r['from']}); archived "
@@ -264,7 +275,7 @@ def autoplay(
 
     Example: pbem autoplay test-1 --max-phases 10
     """
-    from pbem import host
+    host = _host()
 
     results = host.autoplay(_store(), game_id, max_phases=max_phases, turns=settings.turns)
     done = [r for r in results if r.outcome in ("resolved", "finished")]
@@ -308,7 +319,7 @@ def publish(
 
     Example: pbem publish --out public_html
     """
-    from pbem import site
+    from pbem.site.publish import publish as publish_site
 
     def progress(total: int):
         import click
@@ -316,7 +327,7 @@ def publish(
         return click.progressbar(length=total, label="publishing", file=sys.stderr) if total >= 200 and sys.stderr.isatty() else None
 
     wrote: list[str] = []  # printed after the run, so they do not cut through the progress bar
-    result = site.publish(_store(), out, base_url=base_url, games=game_ids or None,
+    result = publish_site(_store(), out, base_url=base_url, games=game_ids or None,
                           log=None if quiet else wrote.append, progress=progress)
     for line in wrote:
         typer.echo(line)
@@ -338,13 +349,13 @@ def ingest(
 
     Example: pbem ingest ~/Maildir && pbem resolve --all && pbem send
     """
-    from pbem import mailin
+    from pbem.mail import ingest as mail_in
 
     def show(result) -> None:
         if not quiet and result.outcome != "seen":
             typer.echo(result.line())
 
-    tally = mailin.ingest(_store(), paths, own_address=mailin.own_address_from_env(config), on_result=show)
+    tally = mail_in.ingest(_store(), paths, own_address=mail_in.own_address_from_env(config), on_result=show)
     typer.echo(tally.summary())
 
 
@@ -371,11 +382,12 @@ def send(
 
     Example: pbem send --smtp-host smtp.example.org --from gm@example.org
     """
-    from pbem import mailout
+    from pbem.mail import send as mail_out
+    from pbem.mail.settings import load_settings
 
-    settings = mailout.load_settings(config, host=smtp_host, port=smtp_port, security=security, username=smtp_user,
+    settings = load_settings(config, host=smtp_host, port=smtp_port, security=security, username=smtp_user,
                                      sender=sender, reply_to=reply_to, retries=retries, backoff=backoff)
-    result = mailout.send(_store(), settings, dry_run=dry_run, mark_sent=mark_sent, retry_failed=retry_failed)
+    result = mail_out.send(_store(), settings, dry_run=dry_run, mark_sent=mark_sent, retry_failed=retry_failed)
     if dry_run is not None:
         for path in result.written:
             typer.echo(f"wrote {path}")

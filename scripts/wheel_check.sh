@@ -70,7 +70,7 @@ step "the installed package is the wheel's, with its data inside it"
 import sys
 from pathlib import Path
 import pbem
-from pbem import registry
+from pbem.core import registry
 venv, repo = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 for what in (Path(pbem.__file__), registry.games_dir(), registry.templates_dir()):
     what = what.resolve()

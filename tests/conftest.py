@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from pbem import host
+from pbem import host, render
 from pbem.cli import app
-from pbem.store import open_db
+from pbem.host.store import open_db
+
+render.install()  # the host writes reports with the render layer's renderer, as under the CLI
 
 
 @pytest.fixture

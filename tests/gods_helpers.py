@@ -6,7 +6,7 @@ import random
 import re
 
 from pbem import host
-from pbem.registry import get_rules
+from pbem.core.registry import get_rules
 
 
 def passwords(output: str) -> dict[str, str]:

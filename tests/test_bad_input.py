@@ -12,7 +12,7 @@ import zipfile
 import pytest
 
 from gods_helpers import legal_lines, passwords, text
-from pbem.store import loads, open_db
+from pbem.host.store import loads, open_db
 
 TABLES = ("games", "players", "phases", "events", "reports")
 

@@ -13,10 +13,11 @@ import re
 import pytest
 import typer
 
-from pbem import engine, host
+from pbem.core import engine
+from pbem import host
 from pbem.cli import app
-from pbem.registry import get_rules
-from pbem.store import loads, open_db
+from pbem.core.registry import get_rules
+from pbem.host.store import loads, open_db
 
 
 # --- helpers -------------------------------------------------------------------------------

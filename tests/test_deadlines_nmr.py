@@ -10,10 +10,11 @@ import json
 
 import pytest
 
-from pbem import engine, schedule
-from pbem.registry import get_rules
+from pbem.core import engine
+from pbem.host import schedule
+from pbem.core.registry import get_rules
 from gods_helpers import legal_lines, passwords, state, text
-from pbem.store import dumps, loads, open_db
+from pbem.host.store import dumps, loads, open_db
 
 LONDON = ("--every", "72h", "--at", "20:00", "--tz", "Europe/London")
 
@@ -303,7 +304,7 @@ def test_the_default_order_set_is_not_nmr_and_plays_like_nmr(cli, tmp_path):
     s = state(db, "sent")
     defaults = []
     sim = json.loads(json.dumps(s))
-    from pbem.rng import Rng
+    from pbem.core.rng import Rng
 
     while "alice" in engine.active_players(rules, sim):
         order = rules.default_order(sim, "alice")
@@ -401,7 +402,7 @@ def test_days_are_counted_on_the_local_calendar_across_a_clock_change():
     "72h at 20:00" is Tuesday 27 October at 20:00 local (GMT), not a day earlier."""
     from datetime import datetime, timezone
 
-    from pbem import schedule
+    from pbem.host import schedule
 
     sched = schedule.make_schedule("72h", "20:00", "Europe/London")
     opened = datetime(2026, 10, 23, 23, 30, tzinfo=timezone.utc)  # 00:30 BST on the 24th

@@ -12,9 +12,10 @@ from collections import Counter
 
 import pytest
 
-from pbem import engine, host
-from pbem.registry import get_rules, load_data
-from pbem.rng import phase_rng
+from pbem.core import engine
+from pbem import host
+from pbem.core.registry import get_rules, load_data
+from pbem.core.rng import phase_rng
 
 NAMES = ["ann", "bel", "cas", "dor", "eli", "fen"]
 RULES = get_rules("deity")

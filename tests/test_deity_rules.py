@@ -10,11 +10,12 @@ from collections import Counter
 
 import pytest
 
-from pbem import engine, hexgrid, reports
-from pbem.errors import AmbiguousOrderError, DataError, IllegalOrderError
-from pbem.orders import read_script
-from pbem.registry import games_dir, get_rules, load_data
-from pbem.rng import Rng
+from pbem.core import engine, hexgrid
+from pbem.render import reports
+from pbem.core.errors import AmbiguousOrderError, DataError, IllegalOrderError
+from pbem.core.orders import read_script
+from pbem.core.registry import games_dir, get_rules, load_data
+from pbem.core.rng import Rng
 
 RULES = get_rules("deity")
 DATA = load_data("deity")
@@ -287,7 +288,7 @@ def test_illegal_orders_quote_the_input():
     r = engine.check_script(RULES, state, other, read_script("temple 0,0"))[0]
     assert "not your turn" in r.reason
     with pytest.raises((IllegalOrderError, AmbiguousOrderError)):
-        from pbem.orders import match_order
+        from pbem.core.orders import match_order
 
         line = read_script("move 1 pop 0,0 -> 9,9").lines[0]
         match_order(RULES.grammar, RULES.legal_orders(state, me), line, lambda t: RULES.why_illegal(state, me, t))

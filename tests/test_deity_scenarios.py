@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import scenario
-from pbem.registry import games_dir, load_data
+from pbem.core import scenario
+from pbem.core.registry import games_dir, load_data
 
 DATA = load_data("deity")
 FILES = sorted((games_dir() / "deity" / "scenarios").glob("*.toml"))

@@ -12,12 +12,13 @@ import random
 
 import pytest
 
-from pbem import engine, host
-from pbem.engine import Request
-from pbem.orders import Script, match_order, read_script
-from pbem.reports import visible_events
-from pbem.registry import get_rules
-from pbem.rng import Rng, phase_rng, seed_hash
+from pbem.core import engine
+from pbem import host
+from pbem.core.engine import Request
+from pbem.core.orders import Script, match_order, read_script
+from pbem.render.reports import visible_events
+from pbem.core.registry import get_rules
+from pbem.core.rng import Rng, phase_rng, seed_hash
 from toy_sealed import SealedAuction
 
 GODS = get_rules("gods")

@@ -1,4 +1,4 @@
-"""The key "to" of an event means "only this player may see it" (pbem.reports.visible_events).
+"""The key "to" of an event means "only this player may see it" (pbem.render.reports.visible_events).
 A game that used "to" for anything else (a destination cell, a converted tribe's new god)
 would silently hide that event from everyone else's report and from the published site."""
 
@@ -6,9 +6,10 @@ import random
 
 import pytest
 
-from pbem import engine, host
-from pbem.orders import read_script
-from pbem.registry import game_types, get_rules
+from pbem.core import engine
+from pbem import host
+from pbem.core.orders import read_script
+from pbem.core.registry import game_types, get_rules
 
 
 @pytest.mark.parametrize("game_type", game_types())
@@ -32,8 +33,8 @@ def test_every_event_addressed_with_to_names_a_player(game_type):
 
 
 def test_a_wasteland_move_is_in_everyones_report(gods_game, db):
-    from pbem.registry import get_rules as rules_of
-    from pbem.store import loads
+    from pbem.core.registry import get_rules as rules_of
+    from pbem.host.store import loads
 
     game_id, _ = gods_game(seed="3")
     rules = rules_of("gods")

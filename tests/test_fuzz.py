@@ -13,11 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem import engine, host
-from pbem.errors import OrderError
-from pbem.orders import decode, match_order, read_script
-from pbem.registry import game_types, get_rules
-from pbem.store import open_db
+from pbem.core import engine
+from pbem import host
+from pbem.core.errors import OrderError
+from pbem.core.orders import decode, match_order, read_script
+from pbem.core.registry import game_types, get_rules
+from pbem.host.store import open_db
 
 GAMES = game_types()
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

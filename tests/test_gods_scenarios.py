@@ -1,5 +1,5 @@
 """Scenario tests: every games/*/scenarios/*.toml is run through the real engine by
-pbem.scenario (format: docs/scenarios.md); plus tests that the runner itself catches wrong
+pbem.core.scenario (format: docs/scenarios.md); plus tests that the runner itself catches wrong
 expectations and says clearly what went wrong."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem import scenario
-from pbem.registry import get_rules, load_data
-from pbem.scenario import ScenarioError, ScenarioFailure, ScriptedRng
+from pbem.core import scenario
+from pbem.core.registry import get_rules, load_data
+from pbem.core.scenario import ScenarioError, ScenarioFailure, ScriptedRng
 
 FILES = scenario.discover()
 GODS = [p for p in FILES if p.parent.parent.name == "gods"]

@@ -16,8 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from pbem import host, mailin, mailout
-from pbem.store import open_db
+from pbem.mail import headers as mail_headers
+from pbem.host import service
+from pbem.host.store import loads
+from pbem.mail import ingest as mail_ingest
+from pbem.mail import send as mail_send
+from pbem.mail import settings as mail_settings
+from pbem import host
+from pbem.host.store import open_db
 
 CORPUS = Path(__file__).parent / "mail"
 EXPECTED = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))
@@ -61,7 +67,7 @@ def ingested(tmp_path_factory):
     db = make_store(tmp_path_factory.mktemp("corpus") / "pbem.db")
     results = {}
     for path in corpus_paths():  # one at a time, in name order: duplicates come second
-        for r in mailin.ingest(db, [path], own_address="gm@pbem.example").results:
+        for r in mail_ingest.ingest(db, [path], own_address="gm@pbem.example").results:
             results[key_of(r.origin)] = r
     return db, results
 
@@ -99,14 +105,14 @@ def test_message_gets_its_expected_outcome(ingested, key):
         assert answers == []
     else:
         assert len(answers) == 1  # exactly one acknowledgement, report or help text
-        sender = mailin.sender_of(email.message_from_bytes(row["raw"])) if not key.startswith("orders/") else "alice@example.org"
+        sender = mail_headers.sender_of(email.message_from_bytes(row["raw"])) if not key.startswith("orders/") else "alice@example.org"
         assert answers[0]["to_addr"] == sender
 
 
 def test_ingesting_the_corpus_again_changes_nothing(ingested):
     db, _ = ingested
     before = {t: db[t].count for t in ("inbox", "submissions", "outbox")}
-    tally = mailin.ingest(db, corpus_paths())
+    tally = mail_ingest.ingest(db, corpus_paths())
     assert tally.new == [] and tally.count("seen") == len(EXPECTED)
     assert {t: db[t].count for t in ("inbox", "submissions", "outbox")} == before
 
@@ -115,8 +121,8 @@ def test_injected_headers_never_reach_an_acknowledgement(ingested):
     db, results = ingested
     for key in ("h01-header-injection-subject.eml", "h02-from-name-injection.eml"):
         row = db["outbox"].get(results[key].outbox_id or next(db["outbox"].rows_where("inbox_id = ?", [results[key].inbox_id]))["id"])
-        msg = mailout.build_message(mailout._assign_message_id(db, row, mailout.MailSettings(sender="gm@pbem.example")),
-                                    mailout.MailSettings(sender="gm@pbem.example"))
+        msg = mail_send.build_message(mail_send._assign_message_id(db, row, mail_settings.MailSettings(sender="gm@pbem.example")),
+                                    mail_settings.MailSettings(sender="gm@pbem.example"))
         parsed = email.message_from_bytes(bytes(msg), policy=email.policy.default)
         assert parsed["Bcc"] is None and parsed["To"] == "alice@example.org"
         assert [k for k in parsed.keys() if k.lower() in ("bcc", "cc")] == []
@@ -136,11 +142,11 @@ def test_the_corpus_works_from_a_maildir_too(tmp_path):
         msg.add_flag("S")
         box.add(msg)
     (tmp_path / "Maildir" / "tmp" / "half-delivered").write_bytes(b"From: x@example.org\n\npartial")
-    tally = mailin.ingest(db, [tmp_path / "Maildir"])
+    tally = mail_ingest.ingest(db, [tmp_path / "Maildir"])
     assert sorted(r.outcome for r in tally.results) == sorted(EXPECTED[n]["outcome"] for n in names)
     assert {r.origin.split("/")[-2] for r in tally.results} == {"new", "cur"}  # tmp/ is never read
     assert all(r.outcome != "seen" for r in tally.results)
-    assert mailin.ingest(db, [tmp_path / "Maildir"]).count("seen") == 4
+    assert mail_ingest.ingest(db, [tmp_path / "Maildir"]).count("seen") == 4
 
 
 def test_a_20_mb_attachment_is_rejected_unread_and_kept_in_part(tmp_path):
@@ -159,7 +165,7 @@ def test_a_20_mb_attachment_is_rejected_unread_and_kept_in_part(tmp_path):
     assert big.stat().st_size > 20 * 1024 * 1024
     untagged = tmp_path / "untagged.eml"
     untagged.write_bytes(message("holiday photos", "big2"))
-    tally = mailin.ingest(db, [big, untagged])
+    tally = mail_ingest.ingest(db, [big, untagged])
     first, second = tally.results
     assert first.outcome == "rejected" and "too large" in first.reason and first.game_id == "g1"
     assert second.outcome == "ignored" and "too large" in second.reason
@@ -168,17 +174,17 @@ def test_a_20_mb_attachment_is_rejected_unread_and_kept_in_part(tmp_path):
     assert db["submissions"].count == 0
     [ack] = db["outbox"].rows_where("inbox_id = ?", [first.inbox_id])
     assert "too large" in ack["body"] and ack["to_addr"] == "alice@example.org"
-    assert mailin.ingest(db, [big]).count("seen") == 1
+    assert mail_ingest.ingest(db, [big]).count("seen") == 1
 
 
 def test_a_wrong_password_changes_nothing_and_is_logged(tmp_path, caplog):
     db = make_store(tmp_path / "pbem.db")
-    mailin.ingest(db, [CORPUS / "c01-plain.eml"])
-    before = host._latest(db, "g1", 1)["alice"]["id"]
+    mail_ingest.ingest(db, [CORPUS / "c01-plain.eml"])
+    before = service._latest(db, "g1", 1)["alice"]["id"]
     with caplog.at_level(logging.WARNING, logger="pbem.mail"):
-        [r] = mailin.ingest(db, [CORPUS / "r01-bad-password.eml"]).results
+        [r] = mail_ingest.ingest(db, [CORPUS / "r01-bad-password.eml"]).results
     assert r.outcome == "rejected" and "bad password" in r.reason
-    assert host._latest(db, "g1", 1)["alice"]["id"] == before
+    assert service._latest(db, "g1", 1)["alice"]["id"] == before
     assert any("wrong password" in m for m in caplog.messages)
     [ack] = db["outbox"].rows_where("inbox_id = ?", [r.inbox_id])
     assert "REJECTED: wrong password" in ack["body"] and ack["to_addr"] == "alice@example.org"
@@ -186,11 +192,11 @@ def test_a_wrong_password_changes_nothing_and_is_logged(tmp_path, caplog):
 
 def test_the_last_valid_submission_counts_and_earlier_ones_stay(tmp_path):
     db = make_store(tmp_path / "pbem.db")
-    tally = mailin.ingest(db, [CORPUS / "c01-plain.eml", CORPUS / "c33-resubmission.eml", CORPUS / "r04-parse-errors.eml"])
+    tally = mail_ingest.ingest(db, [CORPUS / "c01-plain.eml", CORPUS / "c33-resubmission.eml", CORPUS / "r04-parse-errors.eml"])
     assert [r.outcome for r in tally.results] == ["accepted", "accepted", "rejected"]
     assert db["submissions"].count_where("game_id = 'g1' and player = 'alice'") == 3
     host.resolve(db, ["g1"], force=True, turns=None)
-    orders = [e for e in (host.loads(r["data"]) for r in db["events"].rows_where("game_id = 'g1' and phase = 1"))
+    orders = [e for e in (loads(r["data"]) for r in db["events"].rows_where("game_id = 'g1' and phase = 1"))
               if e.get("type") == "order"]
     assert [e["order"] for e in orders] == ["temple 2,-1"]  # c33's, not c01's; r04 (rejected) did not count
     assert host.replay(db, "g1")["ok"]

@@ -17,7 +17,7 @@ from email.policy import SMTP
 import pytest
 from mail.smtpd import SmtpServer
 
-from pbem.store import open_db
+from pbem.host.store import open_db
 
 GAME = "mail-1"
 SEED = "16"  # a 2-player game that ends after some 27 turns with these players' choices

@@ -1,12 +1,14 @@
 """Finding the orders in a mail text, and recognising what a PATH is: the pieces of
-pbem.mailin one at a time."""
+pbem.mail one at a time."""
 
 from __future__ import annotations
 
 import pytest
 
-from pbem import mailin
-from pbem.mailout import clean_address, header_safe
+from pbem.mail import extract as mail_extract
+from pbem.mail import formats as mail_formats
+from pbem.mail import mime as mail_mime
+from pbem.host.outbox import clean_address, header_safe
 
 FORM = """GODS -- game g1 -- turn 3
 Report for alice (red).
@@ -26,7 +28,7 @@ This message was sent by pbem."""
 
 
 def orders_of(text: str) -> tuple[str | None, str | None, str | None, list[str]]:
-    found = mailin.find_orders(text)
+    found = mail_extract.find_orders(text)
     b = found.block
     return (found.inherited("game"), found.inherited("player"), b.password if b else None, [t for _, t in b.orders] if b else [])
 
@@ -76,33 +78,33 @@ def test_outlook_original_message_counts_as_quoted():
     text = ("PASSWORD pw\ntribe green 1,0\n\n-----Original Message-----\nFrom: GM <gm@x.org>\nSent: Monday\n"
             "To: alice@x.org\nSubject: [g1] turn 3 report\n\n" + FORM)
     assert orders_of(text) == ("g1", "alice", "pw", ["tribe green 1,0"])
-    lines = mailin.clean_lines(text)
+    lines = mail_extract.clean_lines(text)
     assert all(not t.startswith(("From:", "Sent:", "Subject:")) for _, t in lines)
     assert max(d for d, _ in lines) == 1
 
 
 def test_report_and_help_requests():
-    found = mailin.find_orders("GAME g1\nPLAYER alice\nPASSWORD pw\nREPORT\n")
+    found = mail_extract.find_orders("GAME g1\nPLAYER alice\nPASSWORD pw\nREPORT\n")
     assert (found.command, found.command_arg) == ("report", None)
-    found = mailin.find_orders("report 2\nPASSWORD pw\n")
+    found = mail_extract.find_orders("report 2\nPASSWORD pw\n")
     assert (found.command, found.command_arg) == ("report", 2)
-    assert mailin.find_orders("help").command == "help"
-    assert mailin.find_orders("GAME g1\nPLAYER a\nPASSWORD p\ntribe green 1,0\nhelp\n").command is None  # orders win
+    assert mail_extract.find_orders("help").command == "help"
+    assert mail_extract.find_orders("GAME g1\nPLAYER a\nPASSWORD p\ntribe green 1,0\nhelp\n").command is None  # orders win
 
 
 def test_placeholder_password_is_not_a_password():
-    found = mailin.find_orders(FORM.replace("\nEND", "\ntribe green 1,0\nEND"))
+    found = mail_extract.find_orders(FORM.replace("\nEND", "\ntribe green 1,0\nEND"))
     assert found.block.password is None and found.block.placeholder
 
 
 def test_prose_lines_are_not_headers():
-    assert mailin.find_orders("The game is on.\nPassword: I forgot it\nPlayer one wins\n").blocks == []
+    assert mail_extract.find_orders("The game is on.\nPassword: I forgot it\nPlayer one wins\n").blocks == []
 
 
 def test_html_to_text_keeps_lines_entities_and_quotes():
     html = ("<html><head><style>p{}</style><script>GAME x</script></head><body><p>GAME&nbsp;g1<br>move 0,0 -&gt; 0,1</p>"
             "<div>a<b>b</b>c</div><blockquote><p>PASSWORD quoted</p></blockquote><hr><pre>  kept\n  as is</pre></body></html>")
-    text = mailin.html_to_text(html)
+    text = mail_mime.html_to_text(html)
     lines = text.split("\n")
     assert "GAME\xa0g1" in lines or "GAME g1" in lines
     assert "move 0,0 -> 0,1" in lines and "abc" in lines and "> PASSWORD quoted" in lines
@@ -114,14 +116,14 @@ def test_html_to_text_keeps_lines_entities_and_quotes():
     ("koi8-r", "Привет"), ("utf-8", "Grüße ✓"),
 ])
 def test_decode_bytes_in_any_charset(charset, text):
-    assert mailin.decode_bytes(text.encode(charset), charset) == text
+    assert mail_mime.decode_bytes(text.encode(charset), charset) == text
 
 
 def test_decode_bytes_boms_and_wrong_or_missing_charsets():
-    assert mailin.decode_bytes(b"\xef\xbb\xbfGAME g1", "iso-8859-1") == "GAME g1"
-    assert mailin.decode_bytes(b"\xff\xfe" + "GAME g1".encode("utf-16-le")) == "GAME g1"
-    assert mailin.decode_bytes("naïve".encode("utf-8"), "x-bogus") == "naïve"
-    assert mailin.decode_bytes("naïve".encode("cp1252"), "us-ascii") == "naïve"
+    assert mail_mime.decode_bytes(b"\xef\xbb\xbfGAME g1", "iso-8859-1") == "GAME g1"
+    assert mail_mime.decode_bytes(b"\xff\xfe" + "GAME g1".encode("utf-16-le")) == "GAME g1"
+    assert mail_mime.decode_bytes("naïve".encode("utf-8"), "x-bogus") == "naïve"
+    assert mail_mime.decode_bytes("naïve".encode("cp1252"), "us-ascii") == "naïve"
 
 
 def test_sniff_and_split_mbox(tmp_path):
@@ -130,10 +132,10 @@ def test_sniff_and_split_mbox(tmp_path):
     (tmp_path / "box").write_bytes(b"From a@x.org Sat Nov 21 14:10:00 2026\nFrom: a@x.org\n\none\n>From here\n\n"
                                    b"From b@x.org Sat Nov 21 14:11:00 2026\nFrom: b@x.org\n\ntwo\n")
     (tmp_path / "orders.txt").write_bytes(b"GAME g1\nPLAYER a\n")
-    assert [mailin.sniff(tmp_path / n) for n in ("a.eml", "noext", "box", "orders.txt")] == ["eml", "eml", "mbox", "file"]
-    parts = list(mailin.split_mbox((tmp_path / "box").read_bytes()))
+    assert [mail_formats.sniff(tmp_path / n) for n in ("a.eml", "noext", "box", "orders.txt")] == ["eml", "eml", "mbox", "file"]
+    parts = list(mail_formats.split_mbox((tmp_path / "box").read_bytes()))
     assert len(parts) == 2 and parts[0][1].endswith(b"one\nFrom here\n") and parts[1][1].endswith(b"two\n")
-    items = list(mailin.iter_items([tmp_path]))
+    items = list(mail_formats.iter_items([tmp_path]))
     assert [i.kind for i in items] == ["eml", "mbox", "mbox", "eml", "file"]
     assert items[1].delivered.isoformat().startswith("2026-11-21T14:10")
 
@@ -146,7 +148,7 @@ def test_folders_skip_hidden_entries_and_read_maildirs(tmp_path):
         (md / d).mkdir(parents=True)
     (md / "new" / "1763733000.M1P1.host").write_bytes(b"From: a@x.org\n\nx")
     (md / "tmp" / "1763733001.M1P1.host").write_bytes(b"From: a@x.org\n\npartial")
-    items = list(mailin.iter_items([tmp_path]))
+    items = list(mail_formats.iter_items([tmp_path]))
     assert [(i.kind, i.name) for i in items] == [("maildir", "1763733000.M1P1.host")]
     assert items[0].delivered.year == 2025
 
@@ -162,6 +164,6 @@ def test_header_safety():
 
 
 def test_a_charset_name_with_a_nul_falls_back_instead_of_raising():
-    from pbem.mailin import decode_bytes
+    from pbem.mail.mime import decode_bytes
 
     assert decode_bytes("caf\u00e9".encode("utf-8"), "utf\x00-8") == "caf\u00e9"

@@ -10,7 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_mail_corpus import CORPUS, make_store
 
-from pbem import host, mailin, schedule
+from pbem.mail import formats as mail_formats
+from pbem.mail import ingest as mail_ingest
+from pbem.mail import outcome as mail_outcome
+from pbem import host
+from pbem.host import schedule
 
 ORDERS = b"GAME late1\nPLAYER erin\nPASSWORD elm-fern-44\ntribe green 1,0\nEND\n"
 
@@ -29,7 +33,7 @@ def test_the_deadline_is_checked_against_the_delivery_time_not_the_ingest_time(t
     maildir_message(box, int(deadline.timestamp()) - 60, "early", ORDERS)  # arrived a minute before
     maildir_message(box, int(deadline.timestamp()) + 60, "late", ORDERS.replace(b"1,0", b"0,1"))
     monkeypatch.setenv("PBEM_NOW", "2026-01-01T01:30:00Z")  # the GM's cron runs half an hour later
-    early, late = mailin.ingest(db, [box]).results
+    early, late = mail_ingest.ingest(db, [box]).results
     assert early.outcome == "accepted", early.reason
     assert late.outcome == "rejected" and late.reason.startswith("late:")
     assert db["submissions"].get(early.submission_id)["received"] == "2026-01-01T00:59:00Z"
@@ -42,7 +46,7 @@ def test_the_delivery_time_of_an_eml_is_its_topmost_received_header(tmp_path, mo
            b"Received: from forged by forged; Wed, 31 Dec 2025 00:00:00 +0000\n"
            b"From: erin@example.org\nSubject: [late1] orders\nMessage-ID: <rcv@example.org>\n\n" + ORDERS)
     (tmp_path / "m.eml").write_bytes(raw)
-    [r] = mailin.ingest(db, [tmp_path / "m.eml"]).results
+    [r] = mail_ingest.ingest(db, [tmp_path / "m.eml"]).results
     assert r.outcome == "accepted"
     assert db["submissions"].get(r.submission_id)["received"] == "2026-01-01T00:30:00Z"
 
@@ -50,9 +54,9 @@ def test_the_delivery_time_of_an_eml_is_its_topmost_received_header(tmp_path, mo
 def test_report_requests_need_the_password_and_the_registered_address(tmp_path):
     db = make_store(tmp_path / "pbem.db")
 
-    def request(name: str, sender: str, password: str) -> mailin.Outcome:
+    def request(name: str, sender: str, password: str) -> mail_outcome.Outcome:
         (tmp_path / name).write_bytes(f"From: {sender}\nSubject: [g1] report\nMessage-ID: <{name}@x>\n\nPASSWORD {password}\nREPORT\n".encode())
-        [r] = mailin.ingest(db, [tmp_path / name]).results
+        [r] = mail_ingest.ingest(db, [tmp_path / name]).results
         return r
 
     ok = request("a.eml", "alice@example.org", "amber-anvil-11")
@@ -73,7 +77,7 @@ def test_a_player_cannot_submit_for_another(tmp_path):
     # alice, from her own address, with her own password, claims to be bob
     (tmp_path / "x.eml").write_bytes(b"From: alice@example.org\nSubject: [g1] o\nMessage-ID: <x@x>\n\n"
                                      b"GAME g1\nPLAYER bob\nPASSWORD amber-anvil-11\ntribe green 1,0\nEND\n")
-    [r] = mailin.ingest(db, [tmp_path / "x.eml"]).results
+    [r] = mail_ingest.ingest(db, [tmp_path / "x.eml"]).results
     assert r.outcome == "rejected" and r.player == "bob"
     assert "sender mismatch" in r.reason
     assert db["submissions"].count_where("player = 'bob' and status != 'rejected'") == 0
@@ -102,8 +106,8 @@ def mangled(draw):
 @given(raw=mangled())
 def test_no_mangled_message_makes_ingest_raise(tmp_path_factory, raw):
     db = _fuzz_store(tmp_path_factory)
-    item = mailin.Item("fuzz", "eml", lambda: raw)
-    out = mailin.ingest_item(db, item, mailin.Context(own="gm@pbem.example"))
+    item = mail_formats.Item("fuzz", "eml", lambda: raw)
+    out = mail_ingest.ingest_item(db, item, mail_outcome.Context(own="gm@pbem.example"))
     assert out.outcome in ("accepted", "rejected", "ignored", "seen")
     if out.outcome != "seen":
         assert db["inbox"].get(out.inbox_id)["outcome"] == out.outcome and out.reason

@@ -11,8 +11,12 @@ from collections import Counter
 import pytest
 from mail.smtpd import SmtpServer
 
-from pbem import host, mailout, schedule
-from pbem.store import open_db
+from pbem.host import outbox
+from pbem.mail import send as mail_send
+from pbem.mail import settings as mail_settings
+from pbem import host
+from pbem.host import schedule
+from pbem.host.store import open_db
 
 
 @pytest.fixture
@@ -29,15 +33,15 @@ def store(tmp_path):
     return db
 
 
-def settings_for(smtp, **kw) -> mailout.MailSettings:
+def settings_for(smtp, **kw) -> mail_settings.MailSettings:
     values = dict(host="127.0.0.1", port=smtp.port, security="none", sender="gm@pbem.example",
                   reply_to="orders@pbem.example", retries=0, backoff=0)
     values.update(kw)
-    return mailout.MailSettings(**values)
+    return mail_settings.MailSettings(**values)
 
 
 def queue_many(db, n: int, game_id: str = "g1") -> list[int]:
-    return [mailout.queue(db, kind="ack", to_addr=f"p{i}@example.org", subject=f"[{game_id}] message {i}",
+    return [outbox.queue(db, kind="ack", to_addr=f"p{i}@example.org", subject=f"[{game_id}] message {i}",
                           body=f"body {i}\n", game_id=game_id, player=f"p{i}") for i in range(n)]
 
 
@@ -53,7 +57,7 @@ def test_reports_are_queued_with_the_turn_and_sent_as_proper_mime(store, smtp, t
     created = host.new_game(store, "gods", "g1", ["alice:alice@example.org", "bob"], seed="1", turns=None)
     rows = list(store["outbox"].rows)
     assert [(r["player"], r["kind"], r["status"]) for r in rows] == [("alice", "report", "queued")]  # bob has no address
-    result = mailout.send(store, settings_for(smtp))
+    result = mail_send.send(store, settings_for(smtp))
     assert result.complete and result.sent == [rows[0]["id"]]
     [got] = smtp.messages
     assert got.rcpt_tos == ["alice@example.org"] and got.mail_from == "gm@pbem.example"
@@ -73,18 +77,18 @@ def test_reports_are_queued_with_the_turn_and_sent_as_proper_mime(store, smtp, t
     assert "GODS -- game g1 -- turn 1" in html.get_content()
     assert store["outbox"].get(rows[0]["id"])["status"] == "sent"
     # nothing left: a second run sends nothing
-    assert mailout.send(store, settings_for(smtp)).sent == []
+    assert mail_send.send(store, settings_for(smtp)).sent == []
     assert len(smtp.messages) == 1
 
 
 def test_connection_dropped_before_the_server_accepts_then_second_run_completes_exactly_once(store, smtp):
     ids = queue_many(store, 6)
     smtp.faults.drop_in_data.add(3)  # the 3rd message is cut off mid-DATA: never accepted
-    first = mailout.send(store, settings_for(smtp))
+    first = mail_send.send(store, settings_for(smtp))
     assert not first.complete and first.left == 4 and "Disconnected" in first.error
     assert first.sent == ids[:2]
     assert statuses(store) == Counter(sent=2, queued=4)
-    second = mailout.send(store, settings_for(smtp))
+    second = mail_send.send(store, settings_for(smtp))
     assert second.complete and second.sent == ids[2:]
     assert statuses(store) == Counter(sent=6)
     got = received_ids(smtp)
@@ -95,9 +99,9 @@ def test_connection_dropped_before_the_server_accepts_then_second_run_completes_
 def test_connection_dropped_after_the_server_accepted_is_not_sent_twice(store, smtp):
     ids = queue_many(store, 5)
     smtp.faults.drop_after.add(2)  # accepted 2, then the connection dies before the 3rd
-    first = mailout.send(store, settings_for(smtp))
+    first = mail_send.send(store, settings_for(smtp))
     assert first.sent == ids[:2] and first.left == 3
-    second = mailout.send(store, settings_for(smtp))
+    second = mail_send.send(store, settings_for(smtp))
     assert second.sent == ids[2:]
     rcpts = [m.rcpt_tos[0] for m in smtp.messages]
     assert len(rcpts) == 5 and len(set(rcpts)) == 5
@@ -108,7 +112,7 @@ def test_a_dropped_connection_is_retried_with_backoff_in_the_same_run(store, smt
     ids = queue_many(store, 4)
     smtp.faults.drop_in_data.add(2)
     waits = []
-    result = mailout.send(store, settings_for(smtp, retries=2, backoff=0.5), sleep=waits.append)
+    result = mail_send.send(store, settings_for(smtp, retries=2, backoff=0.5), sleep=waits.append)
     assert result.complete and result.sent == ids
     assert waits == [0.5]
     assert len(received_ids(smtp)) == 4 and len(set(received_ids(smtp))) == 4
@@ -118,27 +122,27 @@ def test_refused_server_leaves_everything_queued(store, smtp):
     queue_many(store, 3)
     smtp.stop()
     waits = []
-    result = mailout.send(store, settings_for(smtp, retries=2, backoff=1), sleep=waits.append)
+    result = mail_send.send(store, settings_for(smtp, retries=2, backoff=1), sleep=waits.append)
     assert waits == [1, 2]  # exponential back-off between attempts
     assert result.left == 3 and "cannot connect" in result.error
     assert statuses(store) == Counter(queued=3)
     smtp.controller = type(smtp.controller)(smtp.handler, hostname="127.0.0.1", port=smtp.port)
     smtp.start()
-    assert mailout.send(store, settings_for(smtp)).complete
+    assert mail_send.send(store, settings_for(smtp)).complete
     assert statuses(store) == Counter(sent=3)
 
 
 def test_permanent_5xx_marks_failed_status_shows_it_and_retry_failed_requeues(store, smtp):
     host.new_game(store, "gods", "g1", ["alice:alice@example.org", "bob:bob@example.org"], seed="1", turns=None)
     smtp.faults.refuse.add("bob@example.org")
-    result = mailout.send(store, settings_for(smtp))
+    result = mail_send.send(store, settings_for(smtp))
     assert len(result.sent) == 1 and len(result.failed) == 1 and "550" in result.failed[0][1]
     data = host.status(store, "g1")
     assert data["games"][0]["mail"]["failed"] == 1 and data["mail"]["sent"] == 1
     row = next(store["outbox"].rows_where("status = 'failed'"))
     assert row["to_addr"] == "bob@example.org" and "550" in row["last_error"]
     smtp.faults.refuse.clear()
-    again = mailout.send(store, settings_for(smtp), retry_failed=True)
+    again = mail_send.send(store, settings_for(smtp), retry_failed=True)
     assert again.sent == [row["id"]]
     assert statuses(store) == Counter(sent=2)
 
@@ -157,26 +161,26 @@ def test_status_command_shows_failed_mail(tmp_path, smtp, cli, monkeypatch):
 def test_temporary_4xx_defers_only_that_message(store, smtp, monkeypatch):
     ids = queue_many(store, 3)
     smtp.faults.later.add("p1@example.org")
-    result = mailout.send(store, settings_for(smtp, backoff=1))
+    result = mail_send.send(store, settings_for(smtp, backoff=1))
     assert result.sent == [ids[0], ids[2]] and [d[0] for d in result.deferred] == [ids[1]]
     row = store["outbox"].get(ids[1])
     assert row["status"] == "queued" and "451" in row["last_error"] and row["next_attempt"]
     smtp.faults.later.clear()
-    assert mailout.send(store, settings_for(smtp)).sent == []  # not due yet
+    assert mail_send.send(store, settings_for(smtp)).sent == []  # not due yet
     monkeypatch.setenv("PBEM_NOW", schedule.iso(schedule.parse_time(row["next_attempt"])))
-    assert mailout.send(store, settings_for(smtp)).sent == [ids[1]]
+    assert mail_send.send(store, settings_for(smtp)).sent == [ids[1]]
     assert len(smtp.messages) == 3
 
 
 def test_a_claim_left_by_a_crashed_run_is_sent_again_with_the_same_message_id(store, smtp, monkeypatch):
     [oid] = queue_many(store, 1)
-    mailout._assign_message_id(store, store["outbox"].get(oid), settings_for(smtp))
+    mail_send._assign_message_id(store, store["outbox"].get(oid), settings_for(smtp))
     mid = store["outbox"].get(oid)["message_id"]
     store["outbox"].update(oid, {"status": "sending", "claimed": "2026-01-01T00:00:00Z"})
     monkeypatch.setenv("PBEM_NOW", "2026-01-01T00:05:00Z")
-    assert mailout.send(store, settings_for(smtp)).sent == []  # another run may still hold it
+    assert mail_send.send(store, settings_for(smtp)).sent == []  # another run may still hold it
     monkeypatch.setenv("PBEM_NOW", "2026-01-01T00:20:00Z")
-    assert mailout.send(store, settings_for(smtp)).sent == [oid]
+    assert mail_send.send(store, settings_for(smtp)).sent == [oid]
     assert received_ids(smtp) == [mid]
 
 
@@ -184,19 +188,19 @@ def test_two_runs_never_send_the_same_message(store, smtp, tmp_path):
     ids = queue_many(store, 4)
     other = open_db(str(tmp_path / "pbem.db"))
     # the other run claims message 2 first; this run must skip it
-    assert mailout._claim(other, ids[1])
-    result = mailout.send(store, settings_for(smtp))
+    assert mail_send._claim(other, ids[1])
+    result = mail_send.send(store, settings_for(smtp))
     assert result.sent == [ids[0], ids[2], ids[3]]
     assert len(smtp.messages) == 3
 
 
 def test_header_injection_in_subject_and_address_is_impossible(store, smtp):
-    oid = mailout.queue(store, kind="ack", to_addr="alice@example.org", game_id="g1", player="alice",
+    oid = outbox.queue(store, kind="ack", to_addr="alice@example.org", game_id="g1", player="alice",
                         subject="[g1] hi\r\nBcc: victim@example.com\r\n\r\nbody", body="text\n",
                         in_reply_to="<x@y>\r\nBcc: victim2@example.com")
-    assert mailout.queue(store, kind="ack", to_addr="alice@example.org\r\nBcc: v@example.com", subject="s", body="b") is None
-    assert mailout.queue(store, kind="ack", to_addr="a@example.org, b@example.org", subject="s", body="b") is None
-    mailout.send(store, settings_for(smtp))
+    assert outbox.queue(store, kind="ack", to_addr="alice@example.org\r\nBcc: v@example.com", subject="s", body="b") is None
+    assert outbox.queue(store, kind="ack", to_addr="a@example.org, b@example.org", subject="s", body="b") is None
+    mail_send.send(store, settings_for(smtp))
     [got] = smtp.messages
     assert got.rcpt_tos == ["alice@example.org"]
     msg = email.message_from_bytes(got.data, policy=email.policy.default)
@@ -209,15 +213,15 @@ def test_header_injection_in_subject_and_address_is_impossible(store, smtp):
 def test_dry_run_writes_eml_files_and_marks_nothing_unless_asked(store, tmp_path, cli):
     queue_many(store, 3)
     out = tmp_path / "out"
-    result = mailout.send(store, mailout.MailSettings(sender="gm@pbem.example"), dry_run=out)
+    result = mail_send.send(store, mail_settings.MailSettings(sender="gm@pbem.example"), dry_run=out)
     assert len(result.written) == 3 and statuses(store) == Counter(queued=3)
     first = sorted(out.glob("*.eml"))[0]
     msg = email.message_from_bytes(first.read_bytes(), policy=email.policy.default)
     assert msg["To"] == "p0@example.org" and msg["Subject"] == "[g1] message 0"
-    again = mailout.send(store, mailout.MailSettings(sender="gm@pbem.example"), dry_run=out)
+    again = mail_send.send(store, mail_settings.MailSettings(sender="gm@pbem.example"), dry_run=out)
     assert sorted(p.name for p in again.written) == sorted(p.name for p in result.written)  # same files, same ids
     assert email.message_from_bytes(first.read_bytes())["Message-ID"] == msg["Message-ID"]
-    mailout.send(store, mailout.MailSettings(sender="gm@pbem.example"), dry_run=out, mark_sent=True)
+    mail_send.send(store, mail_settings.MailSettings(sender="gm@pbem.example"), dry_run=out, mark_sent=True)
     assert statuses(store) == Counter(sent=3)
 
 
@@ -233,17 +237,17 @@ def test_settings_precedence_and_the_password_is_never_printed(tmp_path, monkeyp
     conf = tmp_path / "pbem.toml"
     conf.write_text('[mail]\nsmtp_host = "file.example"\nsmtp_port = 2525\nfrom = "file@pbem.example"\n'
                     'username = "gm"\npassword = "s3cret-pw"\nsecurity = "starttls"\n')
-    s = mailout.load_settings(str(conf))
+    s = mail_settings.load_settings(str(conf))
     assert (s.host, s.port, s.sender, s.username, s.security) == ("file.example", 2525, "file@pbem.example", "gm", "starttls")
     monkeypatch.setenv("PBEM_SMTP_HOST", "env.example")
     monkeypatch.setenv("PBEM_SMTP_PASSWORD", "env-pw")
-    s = mailout.load_settings(str(conf), host=None, port=26)
+    s = mail_settings.load_settings(str(conf), host=None, port=26)
     assert (s.host, s.port, s.password) == ("env.example", 26, "env-pw")
     assert "env-pw" not in repr(s) and "env-pw" not in s.describe()
-    s = mailout.load_settings(str(conf), host="cli.example")
+    s = mail_settings.load_settings(str(conf), host="cli.example")
     assert s.host == "cli.example"
     with pytest.raises(Exception, match="security"):
-        mailout.load_settings(None, security="carrier-pigeon")
+        mail_settings.load_settings(None, security="carrier-pigeon")
     # a login over a connection without TLS is refused, and the password is not in the message
     monkeypatch.setenv("PBEM_SMTP_PASSWORD", "s3cret-pw")
     cli("new", "gods", "g1", "--player", "alice:alice@example.org", "--player", "bob", "--seed", "1")
@@ -260,13 +264,13 @@ def test_a_report_email_carries_the_html_report_with_its_svg_map(tmp_path):
     import email
     from email import policy
 
-    from pbem import host, mailout
-    from pbem.store import open_db
+    from pbem import host
+    from pbem.host.store import open_db
 
     db = open_db(str(tmp_path / "m.db"))
     host.new_game(db, "gods", "g1", ["alice:alice@example.org", "bob:bob@example.org"], seed="4", turns=None)
     out = tmp_path / "eml"
-    mailout.send(db, mailout.MailSettings(sender="gm@pbem.example"), dry_run=out)
+    mail_send.send(db, mail_settings.MailSettings(sender="gm@pbem.example"), dry_run=out)
     files = sorted(out.glob("*.eml"))
     alice = [f for f in files if b"alice@example.org" in f.read_bytes()]
     assert alice

@@ -16,9 +16,9 @@ from collections import Counter
 
 import pytest
 
-from pbem import engine
-from pbem.registry import get_rules, load_data
-from pbem.rng import phase_rng
+from pbem.core import engine
+from pbem.core.registry import get_rules, load_data
+from pbem.core.rng import phase_rng
 
 RULES = get_rules("ohgods")
 DATA = load_data("ohgods")

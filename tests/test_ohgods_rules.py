@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from pbem import engine
-from pbem.errors import DataError
-from pbem.orders import read_script
-from pbem.registry import get_rules, games_dir, load_data
+from pbem.core import engine
+from pbem.core.errors import DataError
+from pbem.core.orders import read_script
+from pbem.core.registry import get_rules, games_dir, load_data
 
 RULES = get_rules("ohgods")
 DATA = load_data("ohgods")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import scenario
-from pbem.registry import get_rules, load_data
+from pbem.core import scenario
+from pbem.core.registry import get_rules, load_data
 
 RULES = get_rules("ohgods")
 DATA = load_data("ohgods")

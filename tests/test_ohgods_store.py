@@ -11,8 +11,9 @@ import re
 import pytest
 
 from pbem import host
-from pbem.registry import get_rules, order_doc
-from pbem.store import loads, open_db
+from pbem.render.reports import text_reports
+from pbem.core.registry import get_rules, order_doc
+from pbem.host.store import loads, open_db
 
 RULES = get_rules("ohgods")
 PLAYERS = ["xanthe", "yorick", "zelda"]
@@ -173,12 +174,12 @@ def test_a_report_is_the_same_whatever_the_hidden_cards_are(played):
         state = loads(db["phases"].get(("p", number))["state"])
         events = [loads(r["data"]) for r in db["events"].rows_where("game_id = 'p' and phase = ?", [number - 1],
                                                                      order_by="seq")]
-        texts = host.render_reports(RULES, game, seats, state, events, number)
+        texts = text_reports(RULES, game, seats, state, events, number)
         for viewer in PLAYERS:
             other = scramble(state, viewer, rng)
             assert other != state
             assert RULES.view(other, viewer) == RULES.view(state, viewer)
-            assert host.render_reports(RULES, game, seats, other, events, number)[viewer] == texts[viewer]
+            assert text_reports(RULES, game, seats, other, events, number)[viewer] == texts[viewer]
             compared += 1
     assert compared >= 30
 

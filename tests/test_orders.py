@@ -9,8 +9,8 @@ import copy
 
 import pytest
 
-from pbem import engine
-from pbem.errors import (
+from pbem.core import engine
+from pbem.core.errors import (
     AmbiguousOrderError,
     IllegalOrderError,
     InputError,
@@ -18,8 +18,8 @@ from pbem.errors import (
     OrderError,
     PbemError,
 )
-from pbem.orders import MAX_LINE_CHARS, MAX_ORDER_BYTES, decode, match_order, read_script, tokenize
-from pbem.registry import get_rules
+from pbem.core.orders import MAX_LINE_CHARS, MAX_ORDER_BYTES, decode, match_order, read_script, tokenize
+from pbem.core.registry import get_rules
 from toy_sealed import SealedAuction
 
 GODS = get_rules("gods")

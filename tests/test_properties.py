@@ -38,10 +38,11 @@ from collections import Counter
 
 import pytest
 
-from pbem import engine, host
-from pbem.orders import Script, read_script
-from pbem.registry import get_rules, load_data
-from pbem.store import loads
+from pbem.core import engine
+from pbem import host
+from pbem.core.orders import Script, read_script
+from pbem.core.registry import get_rules, load_data
+from pbem.host.store import loads
 
 SCALE = max(1, int(os.environ.get("PBEM_PROPERTY_SCALE", "1")))
 ENGINE_GAMES = {2: 70, 3: 70, 4: 70}  # games per player count (x SCALE)

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from pbem import engine, host
-from pbem.registry import get_rules
-from pbem.store import loads, migrations, open_db
+from pbem.core import engine
+from pbem import host
+from pbem.core.registry import get_rules
+from pbem.host.store import loads, migrations, open_db
 
 PY = sys.executable
 

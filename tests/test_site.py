@@ -16,10 +16,14 @@ from pathlib import Path
 import pytest
 from test_site_lib import crawl, ids, links, make_game, parse_html, shared_site, text_of
 
-from pbem import engine, host, reports, site
-from pbem.errors import PbemError
-from pbem.registry import game_types, get_rules
-from pbem.store import loads, open_db
+from pbem.render import html as render_html
+from pbem.site import publish as site_publish
+from pbem.core import engine
+from pbem import host, site
+from pbem.render import reports
+from pbem.core.errors import PbemError
+from pbem.core.registry import game_types, get_rules
+from pbem.host.store import loads, open_db
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -37,7 +41,7 @@ def pages(shared):
 
 
 def _game_dir(shared, game_id: str) -> Path:
-    return shared["out"] / "games" / site.slug_for(game_id)
+    return shared["out"] / "games" / render_html.slug_for(game_id)
 
 
 def _phases(db, game_id):
@@ -106,7 +110,7 @@ def test_a_page_per_turn_with_prev_next_links_and_the_history(shared, pages, kin
             past = [a.attrib["href"] for a in history.iter("a") if a.attrib["href"].startswith("turn-")]
             assert past == [f"turn-{k}.html" for k in range(1, n)]
             summaries = history.findall(".//li")
-            assert len(summaries) == min(n - 1, site.HISTORY_LINES)
+            assert len(summaries) == min(n - 1, site_publish.HISTORY_LINES)
         last = pages[(d / f"turn-{numbers[-1]}.html").resolve()]
         hrefs = links(last)
         if kind == "finished":
@@ -123,7 +127,7 @@ def test_each_turn_shows_its_public_events_and_position(shared, pages):
     for gtype, kind, gid in _all_ids(shared):
         d = _game_dir(shared, gid)
         rules = get_rules(gtype)
-        has_map = (site.templates_dir() / gtype / "map.svg.j2").is_file()
+        has_map = (render_html.templates_dir() / gtype / "map.svg.j2").is_file()
         for ph in _phases(db, gid):
             n = ph["number"]
             raw = [json.loads(r["data"]) for r in db["events"].rows_where("game_id = ? and phase = ?", [gid, n - 1], order_by="seq")]
@@ -136,7 +140,7 @@ def test_each_turn_shows_its_public_events_and_position(shared, pages):
                 assert f"ev-{e['type']}" in li.attrib["class"]
                 if isinstance(e.get("player"), str) and e["type"] in ("order", "default", "nmr", "forced"):
                     assert e["player"] in text_of(li)
-                for die in site._dice(e):
+                for die in render_html.dice(e):
                     assert str(die["value"]) in text_of(li)
             position = tree.find(".//section[@id='position']")
             if has_map:
@@ -220,13 +224,13 @@ def test_a_private_event_and_a_players_private_view_never_reach_the_site(tmp_pat
     db["events"].insert({"game_id": "g1", "phase": 2, "seq": 999,
                          "data": json.dumps({"type": "order", "player": "alice", "order": "PRIVATE-MARKER-41", "to": "alice"})})
     out = tmp_path / "site"
-    site.publish(db, out)
+    site_publish.publish(db, out)
     for path in out.rglob("*"):
         if path.is_file():
             assert b"PRIVATE-MARKER-41" not in path.read_bytes(), path
     # The HTML report for alice (her email) does show it: the filter is by viewer.
-    assert "PRIVATE-MARKER-41" in site.render_html_report(db, "g1", "alice", 3)
-    assert "PRIVATE-MARKER-41" not in site.render_html_report(db, "g1", None, 3)
+    assert "PRIVATE-MARKER-41" in render_html.render_html_report(db, "g1", "alice", 3)
+    assert "PRIVATE-MARKER-41" not in render_html.render_html_report(db, "g1", None, 3)
 
 
 # --- validity -----------------------------------------------------------------------------------
@@ -263,7 +267,7 @@ def test_svg_json_feed_and_calendar_files_are_well_formed(shared):
         feed = ET.parse(d / "feed.atom").getroot()
         assert feed.tag == f"{ATOM}feed"
         entries = feed.findall(f"{ATOM}entry")
-        assert len(entries) == min(len(phases), site.FEED_ENTRIES)
+        assert len(entries) == min(len(phases), site_publish.FEED_ENTRIES)
         assert len({e.find(f"{ATOM}id").text for e in entries}) == len(entries)
         for e in entries:
             href = e.find(f"{ATOM}link").attrib["href"]
@@ -304,15 +308,15 @@ def test_republishing_after_one_turn_rewrites_only_what_changed(tmp_path):
     make_game(db, "gods", "inc", seed="21", finished=False, running_turns=6, players=["alice", "bob", "carol"],
               sched={"every": "48h", "at": None, "tz": "UTC"})
     out = tmp_path / "site"
-    first = site.publish(db, out)
+    first = site_publish.publish(db, out)
     assert first.written and not first.unchanged
-    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.name != site.MANIFEST}
-    again = site.publish(db, out)
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.name != site_publish.MANIFEST}
+    again = site_publish.publish(db, out)
     assert again.written == [] and len(again.unchanged) == len(first.written)
     n = db["games"].get("inc")["phase"]
     host.autoplay(db, "inc", max_phases=1, turns=None)
     lines = []
-    third = site.publish(db, out, log=lines.append)
+    third = site_publish.publish(db, out, log=lines.append)
     g = "games/inc/"
     assert set(third.written) == {
         "index.html", g + "index.html", g + "map.svg", g + "feed.atom", g + "deadlines.ics",
@@ -324,17 +328,17 @@ def test_republishing_after_one_turn_rewrites_only_what_changed(tmp_path):
         rel = path.relative_to(out).as_posix()
         if rel not in third.written:
             assert path.stat().st_mtime_ns == mtime, rel
-    assert site.publish(db, out).written == []
+    assert site_publish.publish(db, out).written == []
 
 
 def test_a_file_changed_or_deleted_on_disk_is_written_again(tmp_path):
     db = open_db(str(tmp_path / "pbem.db"))
     make_game(db, "gods", "g1", seed="5", finished=False, running_turns=2, players=["alice", "bob"])
     out = tmp_path / "site"
-    site.publish(db, out)
+    site_publish.publish(db, out)
     (out / "games/g1/turn-1.html").write_text("tampered")
     (out / "games/g1/turn-2.json").unlink()
-    assert sorted(site.publish(db, out).written) == ["games/g1/turn-1.html", "games/g1/turn-2.json"]
+    assert sorted(site_publish.publish(db, out).written) == ["games/g1/turn-1.html", "games/g1/turn-2.json"]
 
 
 def test_files_of_a_deleted_game_are_removed_but_other_files_are_kept(tmp_path):
@@ -342,7 +346,7 @@ def test_files_of_a_deleted_game_are_removed_but_other_files_are_kept(tmp_path):
     make_game(db, "gods", "keep", seed="1", finished=False, running_turns=2, players=["alice", "bob"])
     make_game(db, "gods", "gone", seed="2", finished=False, running_turns=2, players=["alice", "bob"])
     out = tmp_path / "site"
-    site.publish(db, out)
+    site_publish.publish(db, out)
     (out / "README.txt").write_text("the GM's own file")
     (out / "games" / "gone" / "notes.txt").write_text("the GM's notes")
     for table in ("events", "phases", "players", "reports", "submissions"):
@@ -352,7 +356,7 @@ def test_files_of_a_deleted_game_are_removed_but_other_files_are_kept(tmp_path):
             db.execute(f"delete from {table} where game_id = 'gone'")
     db.execute("delete from games where id = 'gone'")
     db.conn.commit()
-    result = site.publish(db, out)
+    result = site_publish.publish(db, out)
     assert result.removed and all(p.startswith("games/gone/") for p in result.removed)
     assert (out / "README.txt").is_file() and (out / "games/gone/notes.txt").is_file()
     assert not (out / "games/gone/index.html").exists()
@@ -364,9 +368,9 @@ def test_after_a_rollback_the_turns_set_aside_leave_the_site(tmp_path):
     make_game(db, "gods", "rb", seed="8", finished=False, running_turns=6, players=["alice", "bob"])
     last = db["games"].get("rb")["phase"]
     out = tmp_path / "site"
-    site.publish(db, out)
+    site_publish.publish(db, out)
     host.rollback(db, "rb", 3, turns=None)
-    result = site.publish(db, out)
+    result = site_publish.publish(db, out)
     gone = {f"games/rb/turn-{n}.{ext}" for n in range(4, last + 1) for ext in ("html", "json")}
     assert set(result.removed) == gone
     assert "games/rb/turn-3.html" in result.written
@@ -380,12 +384,12 @@ def test_publishing_some_games_keeps_the_others(tmp_path):
     make_game(db, "gods", "a", seed="1", finished=False, running_turns=2, players=["alice", "bob"])
     make_game(db, "gods", "b", seed="2", finished=False, running_turns=2, players=["alice", "bob"])
     out = tmp_path / "site"
-    site.publish(db, out)
-    result = site.publish(db, out, games=["a"])
+    site_publish.publish(db, out)
+    result = site_publish.publish(db, out, games=["a"])
     assert not result.removed
     assert (out / "games/b/index.html").is_file()
     with pytest.raises(PbemError):
-        site.publish(db, out, games=["nope"])
+        site_publish.publish(db, out, games=["nope"])
 
 
 def test_progress_is_reported_once_per_file(tmp_path):
@@ -406,7 +410,7 @@ def test_progress_is_reported_once_per_file(tmp_path):
         def update(self, n):
             seen["done"] += n
 
-    result = site.publish(db, tmp_path / "site", progress=Bar)
+    result = site_publish.publish(db, tmp_path / "site", progress=Bar)
     assert seen["done"] == seen["total"] == len(result.written) + len(result.unchanged) and seen["closed"]
 
 
@@ -430,12 +434,12 @@ def test_no_path_may_leave_the_output_folder(tmp_path):
     out = tmp_path.resolve()
     for rel in ("../x.html", "games/../../x", "/etc/passwd", "games/a/../../../x"):
         with pytest.raises(PbemError):
-            site._inside(out, rel)
-    assert site._inside(out, "games/a/turn-1.html") == out / "games/a/turn-1.html"
+            site_publish._inside(out, rel)
+    assert site_publish._inside(out, "games/a/turn-1.html") == out / "games/a/turn-1.html"
     for gid in ("../../etc", "..", ".", "a/b", "<script>", "A" * 50, ""):
-        slug = site.slug_for(gid)
+        slug = render_html.slug_for(gid)
         assert re.fullmatch(r"[a-z0-9][a-z0-9_-]*", slug) and slug not in (".", "..")
-    assert site.slug_for("athens-1") == "athens-1"
+    assert render_html.slug_for("athens-1") == "athens-1"
 
 
 # --- fallbacks and the HTML email report -------------------------------------------------------
@@ -443,10 +447,10 @@ def test_no_path_may_leave_the_output_folder(tmp_path):
 def test_a_game_without_a_map_template_shows_the_text_position(tmp_path, monkeypatch):
     db = open_db(str(tmp_path / "pbem.db"))
     make_game(db, "gods", "g1", seed="5", finished=False, running_turns=2, players=["alice", "bob"])
-    real = site._has_template
-    monkeypatch.setattr(site, "_has_template", lambda name: False if name.endswith("map.svg.j2") else real(name))
+    real = render_html.has_template
+    monkeypatch.setattr(render_html, "has_template", lambda name: False if name.endswith("map.svg.j2") else real(name))
     out = tmp_path / "site"
-    site.publish(db, out)
+    site_publish.publish(db, out)
     pages = crawl(out)
     tree = pages[(out / "games/g1/turn-3.html").resolve()]
     pre = tree.find(".//section[@id='position']/pre")
@@ -460,7 +464,7 @@ def test_a_game_whose_module_is_gone_still_gets_pages_from_its_stored_reports(tm
     db.execute("update games set type = 'retired' where id = 'old'")
     db.conn.commit()
     out = tmp_path / "site"
-    site.publish(db, out)
+    site_publish.publish(db, out)
     pages = crawl(out)
     public = db.execute("select text from reports where game_id = 'old' and phase = 3 and player = ''").fetchone()[0]
     pre = pages[(out / "games/old/turn-3.html").resolve()].find(".//section[@id='position']/pre")
@@ -471,7 +475,7 @@ def test_render_html_report_public_and_private(tmp_path):
     db = open_db(str(tmp_path / "pbem.db"))
     make_game(db, "gods", "g1", seed="5", finished=False, running_turns=3, players=["alice", "bob"])
     for player in (None, "alice"):
-        page = site.render_html_report(db, "g1", player, 3)
+        page = render_html.render_html_report(db, "g1", player, 3)
         path = tmp_path / f"report-{player}.html"
         path.write_text(page, encoding="utf-8")
         tree = parse_html(path)
@@ -487,7 +491,7 @@ def test_render_html_report_public_and_private(tmp_path):
             assert "Public report" in text
     finished = open_db(str(tmp_path / "f.db"))
     make_game(finished, "gods", "f1", seed="77-final", finished=True, players=["alice", "bob"])
-    page = site.render_html_report(finished, "f1", "bob")
+    page = render_html.render_html_report(finished, "f1", "bob")
     assert "77-final" in page and "pbem replay f1 --verify" in page
     with pytest.raises(PbemError):
-        site.render_html_report(db, "g1", "mallory", 3)
+        render_html.render_html_report(db, "g1", "mallory", 3)

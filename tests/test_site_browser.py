@@ -19,9 +19,12 @@ import pytest
 from test_site_lib import (HOSTILE, SCREENSHOTS, Browser, chromium_binary, crawl, file_url, injected, make_game,
                            png_size, shared_site, text_of)
 
-from pbem import host, site
-from pbem.errors import PbemError
-from pbem.store import open_db
+from pbem.host import service as host_service
+from pbem.render import html as render_html
+from pbem.site import publish as site_publish
+from pbem import host
+from pbem.core.errors import PbemError
+from pbem.host.store import open_db
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +58,7 @@ def test_the_site_in_chromium_no_errors_and_screenshots(browser, tmp_path):
     pages = [out / "index.html"]
     for gtype, g in shared["games"].items():
         for gid in g.values():
-            d = out / "games" / site.slug_for(gid)
+            d = out / "games" / render_html.slug_for(gid)
             pages += [d / "index.html", d / "turn-1.html", max(d.glob("turn-*.html"), key=lambda p: int(p.stem[5:]))]
             if (d / "result.html").exists():
                 pages.append(d / "result.html")
@@ -70,7 +73,7 @@ def test_the_site_in_chromium_no_errors_and_screenshots(browser, tmp_path):
     assert browser.evaluate("document.images.length") >= 1  # the maps' thumbnails, all loaded (checked above)
     for gtype, g in shared["games"].items():
         # the longer of the two games, two thirds of the way in
-        d = max((out / "games" / site.slug_for(gid) for gid in g.values()), key=lambda d: len(list(d.glob("turn-*.html"))))
+        d = max((out / "games" / render_html.slug_for(gid) for gid in g.values()), key=lambda d: len(list(d.glob("turn-*.html"))))
         n = len(list(d.glob("turn-*.html")))
         page = d / f"turn-{max(1, n * 2 // 3)}.html"
         assert _clean(browser.open(file_url(page)))
@@ -115,13 +118,13 @@ def hostile(tmp_path_factory):
     work.mkdir(parents=True)
     db = open_db(str(root / "pbem.db"))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(host, "_check_name", lambda kind, value: value)
+        mp.setattr(host_service, "_check_name", lambda kind, value: value)
         for i, gid in enumerate(HOSTILE):
             make_game(db, "gods", gid, seed=f"h{i}", finished=(i == 0), running_turns=3, players=list(HOSTILE),
                       sched={"every": "24h", "at": None, "tz": "UTC"})
     before = {p for p in root.rglob("*")}
     out = work / "site"
-    result = site.publish(db, out)
+    result = site_publish.publish(db, out)
     after = {p for p in root.rglob("*")}
     return {"root": root, "db": db, "out": out, "result": result, "created": after - before}
 
@@ -134,7 +137,7 @@ def test_hostile_names_create_nothing_outside_the_output_folder(hostile):
     assert not (hostile["root"] / "etc").exists() and not (hostile["root"] / "a" / "etc").exists()
     for rel in hostile["result"].written:
         assert (out / rel).resolve().is_relative_to(out)
-    assert sorted(p.name for p in (out / "games").iterdir()) == sorted(site.slug_for(g) for g in HOSTILE)
+    assert sorted(p.name for p in (out / "games").iterdir()) == sorted(render_html.slug_for(g) for g in HOSTILE)
 
 
 def test_hostile_names_are_escaped_in_every_page(hostile):

@@ -18,9 +18,10 @@ from urllib.parse import unquote, urlsplit
 
 import html5lib
 
-from pbem import host, site
-from pbem.registry import game_types, get_rules
-from pbem.store import open_db
+from pbem.site import publish as site_publish
+from pbem import host
+from pbem.core.registry import game_types, get_rules
+from pbem.host.store import open_db
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "build" / "screenshots"
@@ -78,7 +79,7 @@ def shared_site() -> dict:
         atexit.register(shutil.rmtree, tmp, True)
         db, games = build_store(tmp / "pbem.db")
         out = tmp / "site"
-        result = site.publish(db, out)
+        result = site_publish.publish(db, out)
         _SHARED.update(tmp=tmp, db=db, games=games, out=out, result=result)
     return _SHARED
 

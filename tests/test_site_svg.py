@@ -9,9 +9,10 @@ import xml.etree.ElementTree as ET
 import pytest
 from test_site_lib import make_game
 
-from pbem import site, svg
-from pbem.registry import game_types, get_rules, load_data, templates_dir
-from pbem.store import loads, open_db
+from pbem.render import html as render_html
+from pbem.render import svg
+from pbem.core.registry import game_types, get_rules, load_data, templates_dir
+from pbem.host.store import loads, open_db
 
 SVG = "{http://www.w3.org/2000/svg}"
 MIN_DELTA_E = 15  # CIE76; ~2.3 is "just noticeable", 10+ is clearly apart
@@ -95,10 +96,10 @@ def test_chart_axes_cover_the_scores_and_labels_do_not_overlap():
     labels = sorted(s.label_y for s in chart.series)
     assert all(b - a >= 14 for a, b in zip(labels, labels[1:]))
     assert len({s.dash for s in chart.series}) == 3 and len({s.shape for s in chart.series}) == 3
-    markup = site.render_chart({"turns": turns, "scores": scores, "colours": {"a": "#D55E00"}})
+    markup = render_html.render_chart({"turns": turns, "scores": scores, "colours": {"a": "#D55E00"}})
     root = ET.fromstring(markup)
     assert root.tag == f"{SVG}svg" and root.find(f"{SVG}title").text == "Standings over time"
-    assert site.render_chart(None) == "" and site.render_chart({"turns": [], "scores": {}, "colours": {}}) == ""
+    assert render_html.render_chart(None) == "" and render_html.render_chart({"turns": [], "scores": {}, "colours": {}}) == ""
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +124,7 @@ def _texts(root) -> str:
 def test_each_map_is_well_formed_svg_with_a_title_and_a_legend(played):
     assert {"gods", "yegods", "ohgods", "deity"} & set(played)
     for gtype, view in played.items():
-        markup = site.render_map(gtype, view, uid="t", title=f"{gtype} test")
+        markup = render_html.render_map(gtype, view, uid="t", title=f"{gtype} test")
         root = ET.fromstring(markup)
         assert root.tag == f"{SVG}svg", gtype
         assert root.attrib["role"] == "img" and root.find(f"{SVG}title").text == f"{gtype} test"
@@ -134,7 +135,7 @@ def test_each_map_is_well_formed_svg_with_a_title_and_a_legend(played):
 
 def test_the_gods_map_shows_every_card_and_names_every_god_and_tribe_colour(played):
     view = played["gods"]
-    root = ET.fromstring(site.render_map("gods", view))
+    root = ET.fromstring(render_html.render_map("gods", view))
     text = _texts(root)
     cards = root.findall(f".//{SVG}g[@class]")
     on_board = [g for g in cards if g.attrib["class"].startswith("card ")]
@@ -151,7 +152,7 @@ def test_the_ye_gods_map_shows_owners_counts_crossings_and_deserts(played):
     if "yegods" not in played:
         pytest.fail("games/yegods has no map template")
     view = played["yegods"]
-    root = ET.fromstring(site.render_map("yegods", view))
+    root = ET.fromstring(render_html.render_map("yegods", view))
     text = _texts(root)
     provinces = [g for g in root.iter(f"{SVG}g") if g.attrib.get("class", "").startswith("province")]
     assert len(provinces) == len(view["provinces"])
@@ -180,7 +181,7 @@ def test_the_oh_gods_table_shows_altars_sets_and_scores(played):
     if "ohgods" not in played:
         pytest.fail("games/ohgods has no map template")
     view = played["ohgods"]
-    root = ET.fromstring(site.render_map("ohgods", view))
+    root = ET.fromstring(render_html.render_map("ohgods", view))
     text = _texts(root)
     cards = [g for g in root.iter(f"{SVG}g") if g.attrib.get("class") == "card"]
     sets = [g for g in root.iter(f"{SVG}g") if g.attrib.get("class") == "set"]
@@ -197,7 +198,7 @@ def test_the_deity_map_shows_terrain_population_armies_and_temples(played):
     if "deity" not in played:
         pytest.fail("games/deity has no map template")
     view = played["deity"]
-    root = ET.fromstring(site.render_map("deity", view))
+    root = ET.fromstring(render_html.render_map("deity", view))
     hexes = [g for g in root.iter(f"{SVG}g") if g.attrib.get("class") == "hex"]
     assert len(hexes) == len(view["map_cells"])
     by_at = {g.find(f"{SVG}title").text.split(":")[0]: g for g in hexes}

@@ -9,7 +9,8 @@ import pytest
 
 from pbem import host
 from gods_helpers import legal_lines, passwords, text
-from pbem.store import loads, migrations, open_db
+from pbem.host.store import loads, migrations, open_db
+from pbem.render import reports as report_renderer
 
 CONTENT = ("games", "players", "phases", "events", "reports")
 
@@ -47,12 +48,12 @@ def test_a_resolution_that_fails_while_rendering_leaves_the_previous_phase(cli, 
     before = snapshot(db)
     subs = db["submissions"].count
 
-    real = host.render_reports
+    real = report_renderer.text_reports
 
     def broken(*args, **kw):
         raise Boom("the disk is full")
 
-    monkeypatch.setattr(host, "render_reports", broken)
+    monkeypatch.setattr(report_renderer, "text_reports", broken)
     r = cli("resolve", "g1")
     assert r.exit_code == 70, r.output
     assert "internal error: Boom: the disk is full" in r.stderr
@@ -66,7 +67,7 @@ def test_a_resolution_that_fails_while_rendering_leaves_the_previous_phase(cli, 
     assert db["submissions"].count == subs  # the orders are kept
     assert "awaiting nobody" in cli("status", "g1").stdout
 
-    monkeypatch.setattr(host, "render_reports", real)
+    monkeypatch.setattr(report_renderer, "text_reports", real)
     r = cli("resolve", "g1", "control")
     assert r.exit_code == 0, r.output
     assert "g1 turn 1: resolved" in r.stdout and "control turn 1: resolved" in r.stdout
@@ -92,7 +93,7 @@ def test_a_failure_in_a_later_turn_keeps_the_turns_resolved_before_it(cli, tmp_p
             (tmp_path / "turns" / "g1" / str(ph["number"])).mkdir(parents=True, exist_ok=True)
             (tmp_path / "turns" / "g1" / str(ph["number"]) / f"{player}.txt").write_bytes(odb["submissions"].get(sid)["raw"])
 
-    real = host.render_reports
+    real = report_renderer.text_reports
     calls = []
 
     def fails_on_the_second(*args, **kw):
@@ -101,7 +102,7 @@ def test_a_failure_in_a_later_turn_keeps_the_turns_resolved_before_it(cli, tmp_p
             raise Boom("out of memory")
         return real(*args, **kw)
 
-    monkeypatch.setattr(host, "render_reports", fails_on_the_second)
+    monkeypatch.setattr(report_renderer, "text_reports", fails_on_the_second)
     r = cli("resolve", "g1")
     assert r.exit_code == 70
     assert db["games"].get("g1")["phase"] == 2  # turn 1 committed, turn 2 rolled back
@@ -111,7 +112,7 @@ def test_a_failure_in_a_later_turn_keeps_the_turns_resolved_before_it(cli, tmp_p
     assert db.execute("select count(*) from reports where phase = 3").fetchone()[0] == 0
     submitted = db["submissions"].count
 
-    monkeypatch.setattr(host, "render_reports", real)
+    monkeypatch.setattr(report_renderer, "text_reports", real)
     r = cli("resolve", "g1")
     assert r.exit_code == 0, r.output
     assert "g1 turn 2: resolved" in r.stdout and "g1 turn 3: resolved" in r.stdout and "g1 turn 4: waiting" in r.stdout
@@ -123,17 +124,17 @@ def test_a_failure_in_a_later_turn_keeps_the_turns_resolved_before_it(cli, tmp_p
 
 
 def test_new_is_atomic_too(cli, tmp_path, monkeypatch):
-    real = host.render_reports
+    real = report_renderer.text_reports
 
     def broken(*args, **kw):
         raise Boom("template missing")
 
-    monkeypatch.setattr(host, "render_reports", broken)
+    monkeypatch.setattr(report_renderer, "text_reports", broken)
     r = cli("new", "gods", "g1", "-p", "alice", "-p", "bob")
     assert r.exit_code == 70 and "Traceback" not in r.output
     db = store(tmp_path)
     assert all(db[t].count == 0 for t in CONTENT)
-    monkeypatch.setattr(host, "render_reports", real)
+    monkeypatch.setattr(report_renderer, "text_reports", real)
     new(cli)  # the id is free: nothing half-made is in the way
 
 

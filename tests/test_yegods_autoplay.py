@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from pbem import engine
-from pbem.orders import Line, match_order, tokenize
-from pbem.registry import get_rules
-from pbem.rng import phase_rng
+from pbem.core import engine
+from pbem.core.orders import Line, match_order, tokenize
+from pbem.core.registry import get_rules
+from pbem.core.rng import phase_rng
 
 RULES = get_rules("yegods")
 PLAYERS = ["alice", "bob", "carol", "dave"]
@@ -109,7 +109,7 @@ def test_three_players_without_the_unknown_god_and_chosen_gods():
 def test_every_event_of_random_games_renders_as_a_report_line():
     """Every event type the rules emit has a line in templates/yegods/events.j2 (the template
     is strict: a missing key fails), none falls through to the raw type name."""
-    from pbem.reports import environment
+    from pbem.render.reports import environment
 
     macros = environment().get_template("yegods/events.j2").module
     common = environment().get_template("events.j2").module
@@ -147,7 +147,7 @@ def test_every_event_of_random_games_renders_as_a_report_line():
     {"type": "schism", "god": "odin", "losses": {}, "total": 0},
 ])
 def test_rare_events_render(event):
-    from pbem.reports import environment
+    from pbem.render.reports import environment
 
     text = environment().get_template("yegods/events.j2").module.line(event).strip()
     assert text and text != event["type"]

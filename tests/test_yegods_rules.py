@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pbem import engine
-from pbem.errors import DataError
-from pbem.orders import read_script
-from pbem.registry import games_dir, get_rules, load_data
-from pbem.scenario import ScriptedRng
+from pbem.core import engine
+from pbem.core.errors import DataError
+from pbem.core.orders import read_script
+from pbem.core.registry import games_dir, get_rules, load_data
+from pbem.core.scenario import ScriptedRng
 
 RULES = get_rules("yegods")
 SCENARIOS = games_dir() / "yegods" / "scenarios"

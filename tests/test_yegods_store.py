@@ -11,8 +11,8 @@ import re
 import pytest
 
 from pbem import host
-from pbem.registry import get_rules
-from pbem.store import loads
+from pbem.core.registry import get_rules
+from pbem.host.store import loads
 
 RULES = get_rules("yegods")
 CARD = re.compile(r"\(#(\d+)\)|card #(\d+)")

@@ -22,11 +22,11 @@ After `rounds` rounds the player with the most prizes wins (ties: most coins lef
 
 from __future__ import annotations
 
-from pbem.engine import Event, GameInfo, Rules
-from pbem.errors import DataError
-from pbem.flow import simultaneous
-from pbem.orders import Grammar, Order
-from pbem.rng import Rng
+from pbem.core.engine import Event, GameInfo, Rules
+from pbem.core.errors import DataError
+from pbem.core.flow import simultaneous
+from pbem.core.orders import Grammar, Order
+from pbem.core.rng import Rng
 
 MAX_AUTOBID = 30
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pbem.engine import Event, GameInfo, Rules
-from pbem.errors import DataError
-from pbem.hexgrid import distance, key, neighbours, parse_key
-from pbem.orders import Grammar, Order
-from pbem.rng import Rng
+from pbem.core.engine import Event, GameInfo, Rules
+from pbem.core.errors import DataError
+from pbem.core.hexgrid import distance, key, neighbours, parse_key
+from pbem.core.orders import Grammar, Order
+from pbem.core.rng import Rng
 
 GAME_INFO = GameInfo(
     name="deity",

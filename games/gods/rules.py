@@ -6,12 +6,12 @@ game info constant, the Rules class (set-up, legal orders, apply, views, scores)
 
 from __future__ import annotations
 
-from pbem.engine import Event, GameInfo, Rules
-from pbem.errors import DataError
-from pbem.flow import Clockwise
-from pbem.hexgrid import NEIGHBOURS, key, neighbours, parse_key
-from pbem.orders import Grammar, Order
-from pbem.rng import Rng
+from pbem.core.engine import Event, GameInfo, Rules
+from pbem.core.errors import DataError
+from pbem.core.flow import Clockwise
+from pbem.core.hexgrid import NEIGHBOURS, key, neighbours, parse_key
+from pbem.core.orders import Grammar, Order
+from pbem.core.rng import Rng
 
 GAME_INFO = GameInfo(
     name="gods",

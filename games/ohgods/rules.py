@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from pbem.engine import Event, GameInfo, Rules
-from pbem.errors import DataError
-from pbem.flow import Clockwise
-from pbem.orders import Grammar, Order
-from pbem.rng import Rng
+from pbem.core.engine import Event, GameInfo, Rules
+from pbem.core.errors import DataError
+from pbem.core.flow import Clockwise
+from pbem.core.orders import Grammar, Order
+from pbem.core.rng import Rng
 
 EFFECTS = {"block", "immortalized", "move", "swap", "sanctuary"}
 ABILITIES = {

@@ -15,10 +15,10 @@ first order. Later orders walk through the steps in the text's order: buying (2)
 
 from __future__ import annotations
 
-from pbem.engine import Event, GameInfo, Request, Rules
-from pbem.errors import DataError
-from pbem.orders import Grammar, Order
-from pbem.rng import Rng
+from pbem.core.engine import Event, GameInfo, Request, Rules
+from pbem.core.errors import DataError
+from pbem.core.orders import Grammar, Order
+from pbem.core.rng import Rng
 
 GAME_INFO = GameInfo(
     name="yegods",

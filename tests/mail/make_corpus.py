@@ -22,8 +22,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from pbem import host  # noqa: E402
-from pbem.store import open_db  # noqa: E402
+from pbem import host, render  # noqa: E402
+
+render.install()
+from pbem.host.store import open_db  # noqa: E402
 
 ALICE = "amber-anvil-11"
 BOB = "birch-cedar-22"

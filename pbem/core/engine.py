@@ -22,9 +22,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.errors import IllegalOrderError, OrderError
-from pbem.orders import Grammar, Line, Order, Script, match_order
-from pbem.rng import Rng, phase_rng
+from pbem.core.errors import IllegalOrderError, OrderError
+from pbem.core.orders import Grammar, Line, Order, Script, match_order
+from pbem.core.rng import Rng, phase_rng
 
 Event = dict[str, Any]
 

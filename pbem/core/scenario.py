@@ -20,7 +20,7 @@ The format is documented in docs/scenarios.md. In short:
     [expect]
     "game.board.0,0.god" = "red"
 
-Run files with `python -m pbem.scenario [FILE...]` (default: every games/*/scenarios/*.toml),
+Run files with `python -m pbem.core.scenario [FILE...]` (default: every games/*/scenarios/*.toml),
 or from Python with `run(path)`, which raises ScenarioFailure with a readable message.
 """
 
@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pbem import engine
-from pbem.orders import Script, read_script
-from pbem.registry import games_dir, get_rules
-from pbem.rng import Rng, phase_rng
+from pbem.core import engine
+from pbem.core.orders import Script, read_script
+from pbem.core.registry import games_dir, get_rules
+from pbem.core.rng import Rng, phase_rng
 
 NULL = "~"  # TOML has no null: "~" stands for None in positions, events and expectations
 MATCHERS = {"contains", "lacks", "len", "min", "max", "absent", "equals"}

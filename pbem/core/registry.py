@@ -6,15 +6,16 @@ in a source checkout they sit beside `pbem/`.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 import tomllib
 from functools import lru_cache
 from pathlib import Path
 
-from pbem.errors import DataError, NotFound
+from pbem.core.errors import DataError, NotFound
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent  # the pbem package
 
 
 def _find(name: str) -> Path:
@@ -54,6 +55,22 @@ def load_data(game_type: str) -> dict:
         raise DataError(f"{path}: {err}") from err
 
 
+def load_module(game_type: str):
+    """A game's rules module. Each game is a package (`games/TYPE/__init__.py`, its Rules class
+    in `rules.py`, mechanics beside it, imported relatively), loaded as `pbem_games.TYPE` from
+    wherever the games folder is (a checkout, or inside the wheel)."""
+    package = f"pbem_games.{game_type.replace('-', '_')}"
+    if package + ".rules" in sys.modules:
+        return sys.modules[package + ".rules"]
+    folder = games_dir() / game_type
+    spec = importlib.util.spec_from_file_location(package, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module
+    spec.loader.exec_module(module)
+    return importlib.import_module(package + ".rules")
+
+
 @lru_cache(maxsize=None)
 def get_rules(game_type: str):
     """The Rules object of a game type, its data loaded and validated."""
@@ -61,12 +78,7 @@ def get_rules(game_type: str):
         return _extra[game_type]
     if game_type not in game_types():
         raise NotFound(f"unknown game type '{game_type}'; known: {', '.join(game_types())}")
-    module_name = f"pbem_games.{game_type.replace('-', '_')}"
-    spec = importlib.util.spec_from_file_location(module_name, games_dir() / game_type / "rules.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module.RULES(load_data(game_type))
+    return load_module(game_type).RULES(load_data(game_type))
 
 
 def order_doc(game_type: str) -> str:

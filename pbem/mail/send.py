@@ -24,226 +24,39 @@ GM's order address, `[GAME_ID]` in the subject (so replies find their game), and
 well-behaved auto-responders never answer it.
 """
 
+
 from __future__ import annotations
 
 import html
-import os
+import logging
 import re
 import smtplib
 import ssl
 import time
-import tomllib
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import format_datetime, getaddresses
+from email.utils import format_datetime
 from pathlib import Path
 
-from pbem import schedule
-from pbem.errors import PbemError
+from pbem.core.errors import PbemError
+from pbem import host
+from pbem.host import schedule
+from pbem.render.html import render_html_report
+from pbem.host.outbox import clean_address, header_safe
+from pbem.mail.headers import OWN_HEADER, msgid_ok
+from pbem.mail.settings import MailSettings
 
-OWN_HEADER = "X-PBEM-Mail"
+log = logging.getLogger("pbem.mail")
+
+
+
 STALE_CLAIM = timedelta(minutes=15)
 SECURITIES = ("auto", "starttls", "ssl", "none")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\u0085]+")
 _ADDR = re.compile(r"^[^@\s<>(),;:\"\\\[\]]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$")
-
-
-# --- header safety ---------------------------------------------------------------------------
-
-def header_safe(value: object, limit: int = 200) -> str:
-    """Text fit for a header: CR, LF and every other control character become spaces (so
-    nothing put in a header can start another header), runs of spaces collapse, and the
-    result is cut to `limit` characters."""
-    text = _CONTROL.sub(" ", str(value or ""))
-    text = " ".join(text.split())
-    return text[:limit]
-
-
-def clean_address(value: str | None) -> str | None:
-    """The bare address (local@domain) in a From/To value, or None when there is none or it
-    is not a plain, single, injection-free address."""
-    if not value:
-        return None
-    value = re.sub(r"\r?\n[ \t]+", " ", str(value))  # unfold a folded header
-    if "\r" in value or "\n" in value:
-        return None  # a line break that is not folding: an injection attempt
-    value = _CONTROL.sub(" ", value)
-    valid = {a.strip() for _, a in getaddresses([value]) if _ADDR.match(a.strip() or "") and len(a.strip()) <= 254}
-    return valid.pop() if len(valid) == 1 else None  # exactly one address, or none at all
-
-
-# --- settings ----------------------------------------------------------------------------------
-
-@dataclass
-class MailSettings:
-    """Where mail goes out, and as whom. From (lowest to highest precedence): defaults, the
-    `[mail]` table of pbem.toml, environment variables, command-line options."""
-
-    host: str = "localhost"
-    port: int | None = None
-    security: str = "auto"  # auto | starttls | ssl | none
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    sender: str = "pbem@localhost"
-    reply_to: str | None = None
-    timeout: float = 30.0
-    retries: int = 3
-    backoff: float = 2.0
-
-    @property
-    def effective_port(self) -> int:
-        if self.port:
-            return self.port
-        return {"ssl": 465, "starttls": 587}.get(self.security, 25)
-
-    @property
-    def from_addr(self) -> str:
-        addr = clean_address(self.sender)
-        if not addr:
-            raise PbemError(f"the sender address '{header_safe(self.sender)}' is not an email address (set --from, PBEM_FROM or from= in pbem.toml)")
-        return addr
-
-    @property
-    def domain(self) -> str:
-        addr = clean_address(self.sender)
-        return addr.rpartition("@")[2] if addr else "pbem.invalid"
-
-    def describe(self) -> str:
-        """For printing: never the password."""
-        who = f"{self.username}@" if self.username else ""
-        return f"smtp://{who}{self.host}:{self.effective_port} ({self.security})"
-
-
-ENV = {
-    "host": "PBEM_SMTP_HOST", "port": "PBEM_SMTP_PORT", "security": "PBEM_SMTP_SECURITY",
-    "username": "PBEM_SMTP_USER", "password": "PBEM_SMTP_PASSWORD", "sender": "PBEM_FROM",
-    "reply_to": "PBEM_REPLY_TO", "timeout": "PBEM_SMTP_TIMEOUT",
-}
-FILE_KEYS = {
-    "host": "smtp_host", "port": "smtp_port", "security": "security", "username": "username",
-    "password": "password", "sender": "from", "reply_to": "reply_to", "timeout": "timeout",
-    "retries": "retries", "backoff": "backoff",
-}
-
-
-def config_path(explicit: str | None = None) -> Path | None:
-    if explicit:
-        path = Path(explicit)
-        if not path.is_file():
-            raise PbemError(f"no config file '{explicit}'")
-        return path
-    path = Path(os.environ.get("PBEM_CONFIG") or "pbem.toml")
-    return path if path.is_file() else None
-
-
-def load_settings(config: str | None = None, **overrides) -> MailSettings:
-    """Settings from pbem.toml's [mail] table, then the environment, then `overrides`
-    (command-line options; None means not given)."""
-    s = MailSettings()
-    path = config_path(config)
-    if path:
-        try:
-            with path.open("rb") as fh:
-                table = tomllib.load(fh).get("mail", {})
-        except (tomllib.TOMLDecodeError, OSError) as err:
-            raise PbemError(f"{path}: {err}") from None
-        for attr, key in FILE_KEYS.items():
-            if key in table:
-                setattr(s, attr, table[key])
-    for attr, var in ENV.items():
-        if os.environ.get(var):
-            setattr(s, attr, os.environ[var])
-    for attr, value in overrides.items():
-        if value is not None:
-            setattr(s, attr, value)
-    try:
-        s.port = int(s.port) if s.port not in (None, "") else None
-        s.timeout = float(s.timeout)
-        s.retries = max(0, int(s.retries))
-        s.backoff = max(0.0, float(s.backoff))
-    except (TypeError, ValueError) as err:
-        raise PbemError(f"mail settings: {err}") from None
-    s.security = str(s.security).lower()
-    if s.security not in SECURITIES:
-        raise PbemError(f"security '{s.security}' is not one of {', '.join(SECURITIES)}")
-    return s
-
-
-# --- queueing (called inside the host's transactions) -------------------------------------------
-
-FOOTER = (
-    "\n-- \n"
-    "This message was sent by pbem, the adjudicator of game {game}. Reply to it with your\n"
-    "orders (GAME, PLAYER and PASSWORD lines, one order a line, END). Send REPORT with your\n"
-    "PASSWORD for your latest report again, or HELP for the order documentation.\n"
-)
-
-
-def _footer(game_id: str | None) -> str:
-    return FOOTER.format(game=game_id or "(none)")
-
-
-def queue(db, *, kind: str, to_addr: str | None, subject: str, body: str, game_id: str | None = None,
-          phase: int | None = None, player: str | None = None, in_reply_to: str | None = None,
-          inbox_id: int | None = None) -> int | None:
-    """Add one message to the outbox (status `queued`); returns its id, or None when there is
-    no usable address. Call it inside the transaction that creates what it reports."""
-    addr = clean_address(to_addr)
-    if not addr:
-        return None
-    row = {
-        "created": schedule.iso(schedule.now()), "kind": kind, "game_id": game_id, "phase": phase,
-        "player": player, "to_addr": addr, "subject": header_safe(subject, 300), "body": body,
-        "in_reply_to": header_safe(in_reply_to, 500) or None, "message_id": None, "status": "queued",
-        "attempts": 0, "next_attempt": None, "claimed": None, "sent_at": None, "last_error": None,
-        "inbox_id": inbox_id,
-    }
-    cols = ", ".join(row)
-    return db.execute(f"insert into outbox ({cols}) values ({', '.join('?' * len(row))})", list(row.values())).lastrowid
-
-
-def welcome_text(game: dict, player: dict) -> str:
-    return (
-        f"Welcome to game {game['id']}: you play {player['name']} (seat {player['seat']}).\n"
-        f"Your password: {player['password']}\n"
-        "Put it on the PASSWORD line of your orders; keep it to yourself.\n"
-        "To send orders, reply to your report: fill in the order form at its end (the\n"
-        "PASSWORD line, then one order a line), or write just the form's lines. Quoting the\n"
-        "report in your reply is fine.\n\n"
-    )
-
-
-def queue_reports(db, game: dict, players: list[dict], number: int, texts: dict[str, str],
-                  welcome: bool = False) -> list[int]:
-    """Queue each player's private turn report to their registered address (players without
-    an email address get none). `welcome` (turn 1) puts the player's password on top."""
-    ids = []
-    over = game.get("status") == "finished"
-    for p in players:
-        text = texts.get(p["name"])
-        if not p.get("email") or text is None:
-            continue
-        body = (welcome_text(game, p) if welcome else "") + text + _footer(game["id"])
-        subject = f"[{game['id']}] turn {number} report" + (" (game over)" if over else "")
-        oid = queue(db, kind="report", to_addr=p["email"], subject=subject, body=body,
-                    game_id=game["id"], phase=number, player=p["name"])
-        if oid:
-            ids.append(oid)
-    return ids
-
-
-def queue_ack(db, ack, mail: dict) -> int | None:
-    """Queue the acknowledgement of a mailed submission to the sender (`mail["to"]`)."""
-    verdict = {"accepted": "orders accepted", "partial": "orders accepted, some lines rejected",
-               "rejected": "orders REJECTED"}.get(ack.status, ack.status)
-    turn = f" turn {ack.turn}" if ack.turn else ""
-    subject = f"[{ack.game_id}]{turn}: {verdict} ({ack.player})"
-    return queue(db, kind="ack", to_addr=mail.get("to"), subject=subject, body=ack.text + _footer(ack.game_id),
-                 game_id=ack.game_id, phase=ack.turn, player=ack.player, in_reply_to=mail.get("in_reply_to"),
-                 inbox_id=mail.get("inbox_id"))
 
 
 # --- building messages ------------------------------------------------------------------------------
@@ -261,27 +74,20 @@ def _thread_root(row: dict, domain: str) -> str:
     return f"<thread.{who}@{domain}>"
 
 
-def _msgid_ok(value: str | None) -> str | None:
-    value = header_safe(value, 500)
-    return value if re.fullmatch(r"<[^<>\s]+>", value or "") else None
-
 
 def report_html(db, row: dict) -> str | None:
-    """The HTML part of a report email: the report page of pbem.site (its map as inline SVG,
+    """The HTML part of a report email: the report page of pbem.render.html (its map as inline SVG,
     the player's own view), with whatever the text part carries above the report (the
     welcome and password of turn 1) on top. None when the page cannot be made (the text
     part still carries everything)."""
     if row.get("kind") != "report" or not row.get("game_id") or not row.get("player"):
         return None
-    from pbem import site
-
     try:
-        page = site.render_html_report(db, row["game_id"], row["player"], row.get("phase"))
+        page = render_html_report(db, row["game_id"], row["player"], row.get("phase"))
     except Exception:  # a report must go out even if its page fails; the text part is whole
         return None
-    stored = db.execute("select text from reports where game_id = ? and phase = ? and player = ?",
-                        [row["game_id"], row.get("phase"), row["player"]]).fetchone()
-    prefix = row["body"].split(stored[0], 1)[0] if stored and stored[0] in row["body"] else ""
+    stored = host.report_text(db, row["game_id"], row.get("phase"), row["player"])
+    prefix = row["body"].split(stored, 1)[0] if stored and stored in row["body"] else ""
     if prefix.strip():
         page = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + "<pre>" + html.escape(prefix) + "</pre>", page, count=1)
     return page
@@ -299,7 +105,7 @@ def build_message(row: dict, settings: MailSettings, html_body: str | None = Non
     msg["Date"] = format_datetime(schedule.parse_time(row["created"]))
     msg["Message-ID"] = row["message_id"]
     root = _thread_root(row, settings.domain)
-    parent = _msgid_ok(row.get("in_reply_to"))
+    parent = msgid_ok(row.get("in_reply_to"))
     msg["In-Reply-To"] = parent or root
     msg["References"] = f"{root} {parent}" if parent else root
     msg["Auto-Submitted"] = "auto-replied" if row["kind"] in ("ack", "help", "notice") else "auto-generated"
@@ -511,12 +317,3 @@ def send(db, settings: MailSettings, dry_run: str | Path | None = None, mark_sen
     return result
 
 
-def counts(db, game_id: str | None = None) -> dict[str, int]:
-    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed."""
-    out = {"queued": 0, "sending": 0, "sent": 0, "failed": 0}
-    if not db["outbox"].exists():
-        return out
-    where, args = ("where game_id = ?", [game_id]) if game_id else ("", [])
-    for status, n in db.execute(f"select status, count(*) from outbox {where} group by status", args).fetchall():
-        out[status] = n
-    return out

@@ -9,7 +9,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pbem.errors import PbemError
+from pbem.core.errors import PbemError
 
 
 def now() -> datetime:

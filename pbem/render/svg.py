@@ -145,7 +145,7 @@ SQRT3 = math.sqrt(3)
 
 
 def hex_centre(q: int, r: int, size: float) -> tuple[float, float]:
-    """Pointy-top axial coordinates to pixels (as pbem.hexgrid lays rows out)."""
+    """Pointy-top axial coordinates to pixels (as pbem.core.hexgrid lays rows out)."""
     return size * SQRT3 * (q + r / 2), size * 1.5 * r
 
 

@@ -15,15 +15,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import sqlite_utils
 
-from pbem import engine, mailout, reports, schedule, store
-from pbem.engine import LineResult
-from pbem.errors import AuthError, InputError, NotFound, PbemError
-from pbem.orders import Script, decode, read_script
-from pbem.registry import get_rules
-from pbem.rng import Rng, new_seed, seed_hash
-from pbem.store import dumps, loads
+from pbem.core import engine
+from pbem.host import outbox, reporting, schedule, store
+from pbem.host.read import current_state, turn_dir
+from pbem.host.read import game as _game
+from pbem.host.read import phase as _phase
+from pbem.host.read import player as _player
+from pbem.host.read import players as _players
+from pbem.core.engine import LineResult
+from pbem.core.errors import AuthError, InputError, NotFound, PbemError
+from pbem.core.orders import Script, decode, read_script
+from pbem.core.registry import get_rules
+from pbem.core.rng import Rng, new_seed, seed_hash
+from pbem.host.store import dumps, loads
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 RESERVED = {"public", "reports", "all"}
@@ -48,93 +53,6 @@ def _check_name(kind: str, value: str) -> str:
 
 def new_password() -> str:
     return f"{secrets.choice(WORDS)}-{secrets.choice(WORDS)}-{secrets.randbelow(90) + 10}"
-
-
-def _game(db, game_id: str) -> dict:
-    try:
-        return db["games"].get(game_id)
-    except sqlite_utils.db.NotFoundError:
-        known = [r["id"] for r in db["games"].rows_where(select="id", order_by="id")]
-        hint = f"; games in this store: {', '.join(known)}" if known else "; this store has no games yet"
-        raise NotFound(f"no game '{game_id}'{hint}") from None
-
-
-def _players(db, game_id: str) -> list[dict]:
-    return list(db["players"].rows_where("game_id = ?", [game_id], order_by="seat"))
-
-
-def _player(db, game_id: str, name: str) -> dict:
-    name = (name or "").strip().lower()
-    for row in _players(db, game_id):
-        if row["name"] == name:
-            return row
-    names = ", ".join(r["name"] for r in _players(db, game_id))
-    raise NotFound(f"game '{game_id}' has no player '{name}'; its players are {names}")
-
-
-def _phase(db, game_id: str, number: int) -> dict:
-    try:
-        return db["phases"].get((game_id, number))
-    except sqlite_utils.db.NotFoundError:
-        raise NotFound(f"game '{game_id}' has no turn {number}") from None
-
-
-def current_state(db, game: str | dict) -> dict:
-    """The state snapshot of a game's open turn (what its players are ordering against);
-    `game` is a game id, or a games row already read."""
-    if isinstance(game, str):
-        game = _game(db, game)
-    return loads(_phase(db, game["id"], game["phase"])["state"])
-
-
-def turn_dir(turns: str | Path, game_id: str, number: int) -> Path:
-    return Path(turns) / game_id / str(number)
-
-
-# --- reports -------------------------------------------------------------------------------
-
-def _order_groups(rules, state: dict, player: str, per_verb: int = 12) -> list[dict]:
-    groups: dict[str, list[str]] = {}
-    for order in rules.legal_orders(state, player):
-        groups.setdefault(order.verb, []).append(order.text)
-    out = []
-    for verb, texts in groups.items():
-        pattern, help_text = rules.grammar.verbs.get(verb, ("", ""))
-        out.append({"verb": verb, "help": help_text, "examples": texts[:per_verb], "more": max(0, len(texts) - per_verb)})
-    return out
-
-
-def render_reports(rules, game: dict, players: list[dict], state: dict, events: list[dict], number: int) -> dict[str, str]:
-    """Every report of one turn: one per player, and the public one under the key ''."""
-    sched = loads(game["schedule"])
-    outcome = rules.outcome(state)
-    over = bool(state["flow"].get("over"))
-    asked = engine.active_players(rules, state)
-    base = {
-        "info": rules.info,
-        "game": game,
-        "turn": number,
-        "over": over,
-        "outcome": outcome,
-        "deadline": schedule.show(game["deadline"], sched),
-        "revealed_seed": game["seed"] if over else None,
-        "awaiting": asked,
-    }
-    out = {}
-    for viewer in [None] + [p["name"] for p in players]:
-        view = rules.view(state, viewer)
-        ctx = dict(base)
-        ctx.update(
-            player=viewer,
-            view=view,
-            colour=next((p.get("colour") for p in view.get("players", []) if p.get("name") == viewer), None),
-            events=reports.visible_events(events, viewer),
-            asked=viewer in asked,
-            prompt=next((r.prompt for r in rules.requests(state) if r.player == viewer), ""),
-            order_groups=_order_groups(rules, state, viewer) if viewer in asked else [],
-        )
-        out[viewer or ""] = reports.render("report.txt.j2", **ctx)
-    return out
 
 
 def _store_reports(db, game_id: str, number: int, texts: dict[str, str]) -> None:
@@ -199,9 +117,9 @@ def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | N
             "deadline": schedule.iso(due), "resolved": None, "nmr": None, "used": None,
         })
         db["events"].insert_all({"game_id": game_id, "phase": 0, "seq": i, "data": dumps(e)} for i, e in enumerate(events))
-        texts = render_reports(rules, game, seats, state, events, 1)
+        texts = reporting.render(rules, game, seats, state, events, 1)
         _store_reports(db, game_id, 1, texts)
-        mailout.queue_reports(db, game, seats, 1, texts, welcome=True)  # mail: each player's report
+        outbox.queue_reports(db, game, seats, 1, texts, welcome=True)  # mail: each player's report
     _write_report_files(turns, game_id, 1, texts)
     return {"game": game, "players": seats}
 
@@ -305,7 +223,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             "status": ack.status, "ack": ack.text,
         }).last_pk
         if mail is not None:
-            mailout.queue_ack(db, ack, mail)  # mail: the acknowledgement goes out with the submission
+            outbox.queue_ack(db, ack, mail)  # mail: the acknowledgement goes out with the submission
     return ack
 
 
@@ -441,9 +359,9 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     })
     db["games"].update(game_id, game_update)
     merged = {**game, **game_update}
-    texts = render_reports(rules, merged, players, res.state, res.events, new_number)
+    texts = reporting.render(rules, merged, players, res.state, res.events, new_number)
     _store_reports(db, game_id, new_number, texts)
-    mailout.queue_reports(db, merged, players, new_number, texts)  # mail: each player's report
+    outbox.queue_reports(db, merged, players, new_number, texts)  # mail: each player's report
     detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(engine.active_players(rules, res.state))}"
     result = Resolved(game_id, number, "finished" if over else "resolved", detail, res.nmr,
                       reports=texts if preview else {}, state_hash=engine.state_hash(res.state))
@@ -561,9 +479,9 @@ def status(db, game_id: str | None = None) -> dict:
             "seed_hash": game["seed_hash"],
             "seed": game["seed"] if game["status"] == "finished" else None,
             "winners": outcome["winners"] if outcome else [],
-            "mail": mailout.counts(db, game["id"]),  # outbox rows by status (queued, sending, sent, failed)
+            "mail": outbox.counts(db, game["id"]),  # outbox rows by status (queued, sending, sent, failed)
         })
-    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "mail": mailout.counts(db)}
+    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "mail": outbox.counts(db)}
 
 
 def report(db, game_id: str, player: str | None = None, turn: int | None = None) -> str:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from pbem.errors import (
+from pbem.core.errors import (
     AmbiguousOrderError,
     IllegalOrderError,
     InputError,

@@ -1,0 +1,1 @@
+"""The yegods game package: `rules.py` holds its Rules class (see its docstring)."""

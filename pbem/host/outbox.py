@@ -1,0 +1,127 @@
+"""The outbox: every message pbem wants to send is a row of the `outbox` table, queued in the
+same transaction as what it reports on (the submission, the new turn). `pbem.mail.send`
+delivers the rows. Also the header-safety helpers both sides use."""
+
+from __future__ import annotations
+
+import logging
+import re
+from email.utils import getaddresses
+
+from pbem.host import schedule
+
+log = logging.getLogger("pbem.mail")
+
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\u0085]+")
+_ADDR = re.compile(r"^[^@\s<>(),;:\"\\\[\]]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$")
+
+
+# --- header safety ---------------------------------------------------------------------------
+
+def header_safe(value: object, limit: int = 200) -> str:
+    """Text fit for a header: CR, LF and every other control character become spaces (so
+    nothing put in a header can start another header), runs of spaces collapse, and the
+    result is cut to `limit` characters."""
+    text = _CONTROL.sub(" ", str(value or ""))
+    text = " ".join(text.split())
+    return text[:limit]
+
+
+def clean_address(value: str | None) -> str | None:
+    """The bare address (local@domain) in a From/To value, or None when there is none or it
+    is not a plain, single, injection-free address."""
+    if not value:
+        return None
+    value = re.sub(r"\r?\n[ \t]+", " ", str(value))  # unfold a folded header
+    if "\r" in value or "\n" in value:
+        return None  # a line break that is not folding: an injection attempt
+    value = _CONTROL.sub(" ", value)
+    valid = {a.strip() for _, a in getaddresses([value]) if _ADDR.match(a.strip() or "") and len(a.strip()) <= 254}
+    return valid.pop() if len(valid) == 1 else None  # exactly one address, or none at all
+
+
+# --- queueing (called inside the host's transactions) -------------------------------------------
+
+FOOTER = (
+    "\n-- \n"
+    "This message was sent by pbem, the adjudicator of game {game}. Reply to it with your\n"
+    "orders (GAME, PLAYER and PASSWORD lines, one order a line, END). Send REPORT with your\n"
+    "PASSWORD for your latest report again, or HELP for the order documentation.\n"
+)
+
+
+def footer(game_id: str | None) -> str:
+    return FOOTER.format(game=game_id or "(none)")
+
+
+def queue(db, *, kind: str, to_addr: str | None, subject: str, body: str, game_id: str | None = None,
+          phase: int | None = None, player: str | None = None, in_reply_to: str | None = None,
+          inbox_id: int | None = None) -> int | None:
+    """Add one message to the outbox (status `queued`); returns its id, or None when there is
+    no usable address. Call it inside the transaction that creates what it reports."""
+    addr = clean_address(to_addr)
+    if not addr:
+        return None
+    row = {
+        "created": schedule.iso(schedule.now()), "kind": kind, "game_id": game_id, "phase": phase,
+        "player": player, "to_addr": addr, "subject": header_safe(subject, 300), "body": body,
+        "in_reply_to": header_safe(in_reply_to, 500) or None, "message_id": None, "status": "queued",
+        "attempts": 0, "next_attempt": None, "claimed": None, "sent_at": None, "last_error": None,
+        "inbox_id": inbox_id,
+    }
+    cols = ", ".join(row)
+    return db.execute(f"insert into outbox ({cols}) values ({', '.join('?' * len(row))})", list(row.values())).lastrowid
+
+
+def welcome_text(game: dict, player: dict) -> str:
+    return (
+        f"Welcome to game {game['id']}: you play {player['name']} (seat {player['seat']}).\n"
+        f"Your password: {player['password']}\n"
+        "Put it on the PASSWORD line of your orders; keep it to yourself.\n"
+        "To send orders, reply to your report: fill in the order form at its end (the\n"
+        "PASSWORD line, then one order a line), or write just the form's lines. Quoting the\n"
+        "report in your reply is fine.\n\n"
+    )
+
+
+def queue_reports(db, game: dict, players: list[dict], number: int, texts: dict[str, str],
+                  welcome: bool = False) -> list[int]:
+    """Queue each player's private turn report to their registered address (players without
+    an email address get none). `welcome` (turn 1) puts the player's password on top."""
+    ids = []
+    over = game.get("status") == "finished"
+    for p in players:
+        text = texts.get(p["name"])
+        if not p.get("email") or text is None:
+            continue
+        body = (welcome_text(game, p) if welcome else "") + text + footer(game["id"])
+        subject = f"[{game['id']}] turn {number} report" + (" (game over)" if over else "")
+        oid = queue(db, kind="report", to_addr=p["email"], subject=subject, body=body,
+                    game_id=game["id"], phase=number, player=p["name"])
+        if oid:
+            ids.append(oid)
+    return ids
+
+
+def queue_ack(db, ack, mail: dict) -> int | None:
+    """Queue the acknowledgement of a mailed submission to the sender (`mail["to"]`)."""
+    verdict = {"accepted": "orders accepted", "partial": "orders accepted, some lines rejected",
+               "rejected": "orders REJECTED"}.get(ack.status, ack.status)
+    turn = f" turn {ack.turn}" if ack.turn else ""
+    subject = f"[{ack.game_id}]{turn}: {verdict} ({ack.player})"
+    return queue(db, kind="ack", to_addr=mail.get("to"), subject=subject, body=ack.text + footer(ack.game_id),
+                 game_id=ack.game_id, phase=ack.turn, player=ack.player, in_reply_to=mail.get("in_reply_to"),
+                 inbox_id=mail.get("inbox_id"))
+
+
+def counts(db, game_id: str | None = None) -> dict[str, int]:
+    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed."""
+    out = {"queued": 0, "sending": 0, "sent": 0, "failed": 0}
+    if not db["outbox"].exists():
+        return out
+    where, args = ("where game_id = ?", [game_id]) if game_id else ("", [])
+    for status, n in db.execute(f"select status, count(*) from outbox {where} group by status", args).fetchall():
+        out[status] = n
+    return out

@@ -1,0 +1,156 @@
+"""Reading a message's headers: decoded values, the sender, the game a reply belongs to, and
+whether a message is automatic mail that must never be answered."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from datetime import datetime, timezone
+from email.header import decode_header, make_header
+from email.message import Message
+from email.utils import parsedate_to_datetime
+
+from pbem.host.outbox import clean_address, header_safe
+
+log = logging.getLogger("pbem.mail")
+
+GENERAL_HELP = """\
+pbem -- help
+
+This address takes orders for play-by-email games adjudicated by pbem. To send orders, reply
+to your latest turn report (or write a new message) with:
+
+GAME <game id>
+PLAYER <your name>
+PASSWORD <your password>
+<one order a line>
+END
+
+Put the game id in the subject as [GAME_ID] or on a GAME line. Send REPORT with your PASSWORD
+for your latest report again, or HELP with the game's [GAME_ID] in the subject for its order
+documentation. Game types: {types}.
+"""
+
+
+OWN_HEADER = "X-PBEM-Mail"  # on every message we send: we never answer our own mail
+
+
+def msgid_ok(value: str | None) -> str | None:
+    """A Message-ID as it may be stored and echoed (one <...> token), or None."""
+    value = header_safe(value, 500)
+    return value if re.fullmatch(r"<[^<>\s]+>", value or "") else None
+
+
+# --- headers ------------------------------------------------------------------------------------
+
+def raw_header(msg: Message | None, name: str) -> str:
+    """A header as it stands (encoded words not decoded): addresses are parsed from this,
+    so that an encoded display name can never smuggle in another address."""
+    if msg is None:
+        return ""
+    try:
+        value = msg.get(name)
+    except Exception:
+        return ""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        value = str(value)
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def header(msg: Message | None, name: str) -> str:
+    """A header as text, RFC 2047 encoded words decoded; never raises."""
+    value = raw_header(msg, name)
+    if "=?" not in value:
+        return value
+    try:
+        return str(make_header(decode_header(value)))
+    except Exception:
+        return value
+
+
+def sender_of(msg: Message | None) -> str | None:
+    return clean_address(raw_header(msg, "From"))
+
+
+_TAG = re.compile(r"\[([A-Za-z0-9][A-Za-z0-9_-]{0,39})\]")
+_THREAD = re.compile(r"<thread\.([a-z0-9][a-z0-9_-]{0,39})\.([a-z0-9][a-z0-9_-]{0,39})@", re.I)
+_AUTO_SENDERS = re.compile(
+    r"^(mailer-daemon|postmaster|mail-daemon|maildaemon|no-?reply|do-?not-?reply|bounces?|listserv|majordomo)([+-].*)?$"
+    r"|^owner-|-request$|-bounces?$",
+    re.I,
+)
+_AUTO_SUBJECT = re.compile(
+    r"^(auto(matic)?[ :-]*(reply|response|antwort)|auto:|out of (the )?office|abwesenheit|absence|undeliver(ed|able)"
+    r"|delivery (status notification|failure|has failed)|mail delivery (failed|system|subsystem)|returned mail|failure notice"
+    r"|non[- ]?delivery|read:|lu :|gelesen:|vacation)",
+    re.I,
+)
+
+
+def automatic(msg: Message, sender: str | None, own: str | None) -> str | None:
+    """Why this message must never be answered (and is ignored), or None."""
+    if header(msg, OWN_HEADER):
+        return "our own message (it carries X-PBEM-Mail)"
+    if own and sender and sender.lower() == own.lower():
+        return f"our own message (from {own})"
+    auto = header(msg, "Auto-Submitted").strip().lower()
+    if auto and not auto.startswith("no"):
+        return f"auto-reply (Auto-Submitted: {header_safe(auto, 40)})"
+    for name in ("X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Auto-Reply"):
+        if header(msg, name):
+            return f"auto-reply ({name})"
+    precedence = header(msg, "Precedence").strip().lower()
+    if precedence in ("bulk", "list", "junk", "auto_reply"):
+        return f"bulk mail (Precedence: {precedence})"
+    if header(msg, "List-Id") or header(msg, "List-Unsubscribe"):
+        return "mailing-list mail (List-Id)"
+    if header(msg, "Return-Path").strip() in ("<>", "<<>>"):
+        return "bounce (null Return-Path)"
+    if sender and _AUTO_SENDERS.search(sender.partition("@")[0]):
+        return f"bounce or automatic sender ({sender})"
+    try:
+        ctype = msg.get_content_type()
+    except Exception:
+        ctype = ""
+    if ctype == "multipart/report":
+        return "bounce (a delivery or read report)"
+    if header(msg, "X-Spam-Flag").strip().lower().startswith("yes") or header(msg, "X-Spam-Status").strip().lower().startswith("yes"):
+        return "spam (X-Spam-Flag)"
+    if _AUTO_SUBJECT.match(header_safe(header(msg, "Subject"))):
+        return "auto-reply (its subject)"
+    return None
+
+
+def _received_time(msg: Message) -> datetime | None:
+    """When the topmost Received header (added by the GM's own mail server) says the message
+    arrived."""
+    try:
+        values = msg.get_all("Received") or []
+    except Exception:
+        return None
+    if not values:
+        return None
+    _, _, when = str(values[0]).rpartition(";")
+    try:
+        value = parsedate_to_datetime(when.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value
+
+
+def _content_hash(raw: bytes, msg: Message | None) -> str:
+    head, sep, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+    h = hashlib.sha256(body if sep else head)
+    if msg is not None:
+        for name in ("From", "Subject", "Date"):
+            h.update(b"\0" + header_safe(header(msg, name), 1000).encode("utf-8", "replace"))
+    return h.hexdigest()
+
+

@@ -1,0 +1,186 @@
+"""Mail in: `pbem ingest PATH...`.
+
+Each PATH is recognised by what it is: a Maildir (a folder with cur/ and new/; tmp/ is never
+read), an mbox file (it starts with a `From ` line), a single message (`.eml`, or a file that
+starts with mail headers), or a folder of any of these and of plain order files (recursively;
+hidden entries are skipped). The mailbox is only read, never changed.
+
+Every message ends in exactly one outcome, recorded in the `inbox` table with its raw bytes:
+
+- **accepted**: orders taken (some lines may be rejected: the acknowledgement lists them), or
+  a REPORT or HELP request answered;
+- **rejected**, with a reason: bad password, no password, unknown game, unknown player, sender
+  mismatch, no From address, parse errors, wrong phase, late, game over, too large, no orders
+  found, duplicate Message-ID, unreadable;
+- **ignored**: not for any game -- auto-replies, bounces, bulk and list mail, spam, our own
+  messages, and mail that names no game.
+
+A message already ingested (same Message-ID and content; or, without a Message-ID, same
+content) is skipped and counted as "already ingested": ingesting a mailbox twice changes
+nothing.
+
+Finding the orders in a real message: the text/plain body is read first, then `.txt`
+attachments, then the HTML body (converted to text), then forwarded messages (message/rfc822,
+three levels at most). In a text, quoted lines (`>`), attributions ("On ... wrote:"), the
+headers of forwarded and Outlook "Original Message" sections, signatures (after `-- `) and
+mobile footers are recognised. The orders are an *order block*: from a GAME/PLAYER/PASSWORD
+header line to END -- which is exactly the order form every report ends with. Of the blocks in
+a message, the one the player wrote in counts: a block with orders or a real password, the
+least quoted one, and of those the last. So a reply that types orders above or below a quoted
+report, or fills in the quoted (or pasted) form, is read as those orders, and the report text
+around the form is never read as orders.
+
+Security: the password is checked for every submission and REPORT request (a wrong password
+changes nothing: the attempt is stored, logged and acknowledged to the sender, who is the
+registered address if the From was forged). When a player has a registered email address,
+their orders are taken only from that address (From, compared case-insensitively); a player
+without one is authenticated by the password alone. Nothing is ever sent in reply to
+automatic mail (Auto-Submitted, Precedence bulk/list/junk, List-Id, mailer-daemon/postmaster/
+no-reply senders, a null Return-Path, delivery reports, spam flags, our own X-PBEM-Mail), so
+mail loops cannot start.
+"""
+
+
+from __future__ import annotations
+
+import email
+import hashlib
+import logging
+import os
+from email.message import Message
+from email.parser import BytesHeaderParser
+from pathlib import Path
+from typing import Callable
+
+from pbem.core.errors import PbemError
+from pbem.host import schedule
+from pbem.host.outbox import clean_address, header_safe
+from pbem.mail import settings
+from pbem.mail.commands import _rejection, dispatch
+from pbem.mail.outcome import MAX_MESSAGE_BYTES, Context, Outcome, Tally
+from pbem.mail.formats import Item, iter_items
+from pbem.mail.headers import _content_hash, automatic, header, msgid_ok, raw_header, sender_of
+
+log = logging.getLogger("pbem.mail")
+
+KEEP_OF_LARGE = 64 * 1024  # how much of a large message is read for its headers
+
+
+# --- processing one message ------------------------------------------------------------------------
+
+def _parse(raw: bytes) -> Message:
+    return email.message_from_bytes(raw)  # compat32: fast, lenient; headers decoded on demand
+
+
+def ingest_item(db, item: Item, ctx: Context) -> Outcome:
+    """One message to its one outcome, in one savepoint (see `ingest` for the transaction)."""
+    out = Outcome(item.origin, "rejected", "")
+    try:
+        raw = item.read()
+    except OSError as err:
+        out.reason = f"unreadable: {err}"
+        return out
+    raw_sha = hashlib.sha256(raw).hexdigest()
+    if db.execute("select 1 from inbox where raw_sha256 = ? limit 1", [raw_sha]).fetchone():
+        out.outcome, out.reason = "seen", "already ingested"
+        return out
+    msg: Message | None = None
+    parse_error = ""
+    if item.kind != "file":
+        try:
+            if len(raw) > ctx.max_bytes:
+                msg = BytesHeaderParser().parsebytes(raw[:KEEP_OF_LARGE])
+            else:
+                msg = _parse(raw)
+        except Exception as err:  # pragma: no cover - the parser is lenient
+            parse_error = f"{type(err).__name__}: {err}"
+    content = _content_hash(raw, msg)
+    mid = msgid_ok(raw_header(msg, "Message-ID")) if msg is not None else None
+    key = mid or f"sha256:{content}"
+    same_key = db.execute("select content_sha256 from inbox where key = ?", [key]).fetchall()
+    if any(r[0] == content for r in same_key):
+        out.outcome, out.reason = "seen", "already ingested (same Message-ID and content)"
+        return out
+    large = len(raw) > ctx.max_bytes
+    row = {
+        "key": key, "content_sha256": content, "raw_sha256": raw_sha, "message_id": mid, "origin": item.origin,
+        "kind": item.kind, "delivered": schedule.iso(item.delivered) if item.delivered else None,
+        "ingested": schedule.iso(schedule.now()),
+        "sender": header_safe(header(msg, "From"), 300) if msg is not None else None,
+        "subject": header_safe(header(msg, "Subject"), 300) if msg is not None else None,
+        "size": len(raw), "raw": raw, "truncated": 0,
+        "outcome": "pending", "reason": "", "game_id": None, "player": None, "submission_id": None, "outbox_id": None,
+    }
+    try:
+        with db.atomic():
+            out.inbox_id = _insert(db, "inbox", row)
+            if same_key:
+                out.reason = f"duplicate Message-ID {header_safe(mid, 100)}: a different message with this Message-ID was ingested before"
+                sender = sender_of(msg)
+                if msg is not None and not automatic(msg, sender, ctx.own):
+                    _rejection(db, out, sender, None, out.reason)
+            elif parse_error or (msg is None and item.kind != "file"):
+                out.reason = f"unreadable: {parse_error}"
+            elif not raw.strip():
+                out.outcome, out.reason = "ignored", "not for any game: an empty message"
+            else:
+                dispatch(db, item, raw, msg, out, ctx)
+            _record(db, out)
+    except Exception as err:
+        # anything unforeseen: the message is kept and rejected as unreadable, never a traceback
+        log.exception("%s: cannot process", item.origin)
+        out = Outcome(item.origin, "rejected", f"unreadable: {type(err).__name__}: {header_safe(err, 200)}")
+        with db.atomic():
+            out.inbox_id = _insert(db, "inbox", dict(row, outcome="rejected", reason=out.reason))
+    return out
+
+
+def _insert(db, table: str, row: dict) -> int:
+    cols = ", ".join(f"[{c}]" for c in row)
+    return db.execute(f"insert into [{table}] ({cols}) values ({', '.join('?' * len(row))})", list(row.values())).lastrowid
+
+
+def _record(db, out: Outcome) -> None:
+    db.execute(
+        "update inbox set outcome = ?, reason = ?, game_id = ?, player = ?, submission_id = ?, outbox_id = ? where id = ?",
+        [out.outcome, out.reason, out.game_id, out.player, out.submission_id, out.outbox_id, out.inbox_id],
+    )
+
+
+def ingest(db, paths: list[str | Path], own_address: str | None = None, on_result: Callable[[Outcome], None] | None = None,
+           batch: int = 100, max_bytes: int = MAX_MESSAGE_BYTES) -> Tally:
+    """Ingest every message under `paths` (see the module docstring). Messages are committed
+    in batches (one transaction, each message in its own savepoint), so a crash loses at
+    most a batch that re-ingesting redoes. Returns the tally; `on_result` sees each outcome."""
+    ctx = Context(own=clean_address(own_address), max_bytes=max_bytes)
+    tally = Tally()
+    items = list(iter_items(paths))
+    conn = db.conn
+    pending = 0
+    try:
+        for item in items:
+            if not conn.in_transaction:
+                conn.execute("BEGIN IMMEDIATE")
+            result = ingest_item(db, item, ctx)
+            tally.results.append(result)
+            if on_result:
+                on_result(result)
+            pending += 1
+            if pending >= batch:
+                conn.execute("COMMIT")
+                pending = 0
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return tally
+
+
+def own_address_from_env(config: str | None = None) -> str | None:
+    """Our sending address (from pbem.toml/env), so that our own mail is recognised."""
+    try:
+        return settings.load_settings(config).sender
+    except PbemError:
+        return os.environ.get("PBEM_FROM")

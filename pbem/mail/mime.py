@@ -1,0 +1,244 @@
+"""The text of a message: decoding its parts (charsets, HTML turned to text, .txt
+attachments, forwarded messages), within size limits."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from email.header import decode_header, make_header
+from email.message import Message
+from html.parser import HTMLParser
+
+from pbem.host.outbox import header_safe
+
+log = logging.getLogger("pbem.mail")
+
+MAX_TEXT_CHARS = 1_000_000  # of one body part
+MAX_NEST = 3  # forwarded messages inside messages
+MAX_PARTS = 500
+GENERAL_HELP = """\
+pbem -- help
+
+This address takes orders for play-by-email games adjudicated by pbem. To send orders, reply
+to your latest turn report (or write a new message) with:
+
+GAME <game id>
+PLAYER <your name>
+PASSWORD <your password>
+<one order a line>
+END
+
+Put the game id in the subject as [GAME_ID] or on a GAME line. Send REPORT with your PASSWORD
+for your latest report again, or HELP with the game's [GAME_ID] in the subject for its order
+documentation. Game types: {types}.
+"""
+
+
+# --- text from MIME parts --------------------------------------------------------------------
+
+def decode_bytes(data: bytes, charset: str | None = None) -> str:
+    """Bytes in any charset to text: BOMs first (UTF-8, UTF-16), then the declared charset,
+    then UTF-8, then windows-1252 (which reads any byte)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data, charset = data[3:], "utf-8"
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        charset = "utf-16"
+    tries = []
+    if charset and charset.lower() not in ("us-ascii", "ascii", "unknown-8bit", "x-unknown", "unknown"):
+        tries.append(charset)
+    tries += ["utf-8", "cp1252"]
+    for cs in tries:
+        try:
+            return data.decode(cs)
+        except (LookupError, UnicodeDecodeError, ValueError):  # ValueError: a NUL in the charset name
+            continue
+    return data.decode("latin-1")
+
+
+class _HTMLText(HTMLParser):
+    """HTML to plain text: block elements break lines, <blockquote> quotes with '>', <hr> is
+    a separator line, <style>/<script>/<head> are dropped, entities are decoded."""
+
+    BLOCK = {"p", "div", "br", "li", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "ul", "ol",
+             "dl", "dt", "dd", "section", "article", "header", "footer", "blockquote", "hr", "center", "form"}
+    SKIP = {"style", "script", "head", "title", "xml", "template"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.quote = 0
+        self.line_quote = 0
+        self.skip = 0
+        self.pre = 0
+
+    def _break(self) -> None:
+        text = "".join(self.current).rstrip()
+        if text or self.current:
+            self.lines.append("> " * self.line_quote + text.strip() if not self.pre else "> " * self.line_quote + text)
+        self.current = []
+        self.line_quote = self.quote
+
+    def handle_starttag(self, tag, attrs):
+        tag = tag.lower()
+        if tag in self.SKIP:
+            self.skip += 1
+        elif tag in self.BLOCK:
+            if self.current or tag in ("br", "p", "hr"):
+                self._break()
+            if tag == "blockquote":
+                self.quote += 1
+                self.line_quote = self.quote
+            elif tag == "hr":
+                self.lines.append("> " * self.quote + "_" * 32)
+            elif tag == "pre":
+                self.pre += 1
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag.lower() in self.SKIP:
+            self.skip = max(0, self.skip - 1)
+
+    def handle_endtag(self, tag):
+        tag = tag.lower()
+        if tag in self.SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif tag in self.BLOCK:
+            if self.current:
+                self._break()
+            if tag == "blockquote":
+                self.quote = max(0, self.quote - 1)
+                self.line_quote = self.quote
+            elif tag == "pre":
+                self.pre = max(0, self.pre - 1)
+
+    def handle_data(self, data):
+        if self.skip:
+            return
+        if self.pre:
+            parts = data.split("\n")
+            for i, part in enumerate(parts):
+                if i:
+                    self._break()
+                self.current.append(part)
+            return
+        text = re.sub(r"\s+", " ", data)
+        if not self.current:
+            self.line_quote = self.quote
+            text = text.lstrip()
+        self.current.append(text)
+
+    def text(self) -> str:
+        self.close()
+        if self.current:
+            self._break()
+        return "\n".join(self.lines)
+
+
+def html_to_text(markup: str) -> str:
+    parser = _HTMLText()
+    try:
+        parser.feed(markup)
+        return parser.text()
+    except Exception:  # html.parser is lenient; this is a last resort
+        return re.sub(r"<[^>]*>", " ", markup)
+
+
+@dataclass
+class Texts:
+    """The readable texts of a message, in the order they are searched for orders."""
+
+    candidates: list[tuple[str, str]] = field(default_factory=list)  # (where, text)
+    unread: list[str] = field(default_factory=list)  # attachments not opened, by name
+
+
+def _part_text(part: Message) -> str | None:
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:
+        return None
+    if payload is None:
+        return None
+    if isinstance(payload, str):
+        payload = payload.encode("utf-8", "replace")
+    payload = payload[: MAX_TEXT_CHARS * 4]
+    try:
+        charset = part.get_content_charset()
+    except Exception:
+        charset = None
+    return decode_bytes(payload, charset)[:MAX_TEXT_CHARS]
+
+
+_TXT_NAMES = (".txt", ".text", ".ord", ".orders", ".asc")
+
+
+def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
+    plain: list[str] = []
+    attached: list[tuple[str, str]] = []
+    htmls: list[str] = []
+    nested: list[Message] = []
+    out = Texts()
+    budget = [MAX_PARTS]
+
+    def walk(part: Message, depth: int) -> None:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 30:
+            return
+        ctype = part.get_content_type()
+        if ctype in ("message/rfc822", "message/global"):
+            inner = part.get_payload()
+            if isinstance(inner, list) and inner and isinstance(inner[0], Message):
+                nested.append(inner[0])
+            return
+        if part.is_multipart():
+            payload = part.get_payload()
+            if isinstance(payload, list):
+                for sub in payload:
+                    if isinstance(sub, Message):
+                        walk(sub, depth + 1)
+            return
+        try:
+            filename = part.get_filename()
+            if filename and "=?" in filename:
+                filename = str(make_header(decode_header(filename)))
+        except Exception:
+            filename = None
+        disposition = part.get_content_disposition()
+        name = filename or ""
+        if ctype == "text/plain" and not filename and disposition != "attachment":
+            text = _part_text(part)
+            if text is not None:
+                plain.append(text)
+        elif ctype == "text/html" and not filename and disposition != "attachment":
+            text = _part_text(part)
+            if text is not None:
+                htmls.append(html_to_text(text))
+        elif name.lower().endswith(_TXT_NAMES) or (ctype == "text/plain" and disposition == "attachment"):
+            text = _part_text(part)
+            if text is not None:
+                attached.append((f"attachment {header_safe(name, 80)}", text))
+        else:
+            out.unread.append(header_safe(name or ctype, 80))
+
+    walk(msg, 0)
+    if plain:
+        out.candidates.append(("text/plain body", "\n".join(plain)))
+    out.candidates += attached
+    if htmls:
+        out.candidates.append(("text/html body", "\n".join(htmls)))
+    return out, nested
+
+
+def all_texts(msg: Message, level: int = 0) -> Texts:
+    texts, nested = message_texts(msg)
+    for inner in nested:
+        if level + 1 > MAX_NEST:
+            texts.unread.append("a forwarded message nested too deep")
+            continue
+        sub = all_texts(inner, level + 1)
+        texts.candidates += [(f"forwarded message: {where}", text) for where, text in sub.candidates]
+        texts.unread += sub.unread
+    return texts
+
+

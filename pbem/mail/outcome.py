@@ -1,0 +1,47 @@
+"""What became of each message `pbem ingest` read, and the settings one run shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAX_MESSAGE_BYTES = 10 * 1024 * 1024  # larger messages are rejected unread, but kept whole
+
+
+@dataclass
+class Outcome:
+    origin: str
+    outcome: str  # accepted | rejected | ignored | seen
+    reason: str
+    game_id: str | None = None
+    player: str | None = None
+    inbox_id: int | None = None
+    submission_id: int | None = None
+    outbox_id: int | None = None
+
+    def line(self) -> str:
+        who = f" {self.game_id}" + (f"/{self.player}" if self.player else "") if self.game_id else ""
+        return f"{self.outcome:8} {self.origin}{who}: {self.reason}"
+
+
+@dataclass
+class Tally:
+    results: list[Outcome] = field(default_factory=list)
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for r in self.results if r.outcome == outcome)
+
+    @property
+    def new(self) -> list[Outcome]:
+        return [r for r in self.results if r.outcome != "seen"]
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.new)} new messages: {self.count('accepted')} accepted, {self.count('rejected')} rejected, "
+            f"{self.count('ignored')} ignored; {self.count('seen')} already ingested"
+        )
+
+
+@dataclass
+class Context:
+    own: str | None
+    max_bytes: int = MAX_MESSAGE_BYTES

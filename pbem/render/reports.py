@@ -1,0 +1,84 @@
+"""Turn reports, rendered with Jinja from views and events only (never from the state), so
+nothing a player may not see can reach their report."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import jinja2
+
+from pbem.core import engine, hexgrid
+from pbem.core.registry import templates_dir
+from pbem.host import schedule
+from pbem.host.store import loads
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "htm", "xml", "svg"), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.globals["hexgrid"] = hexgrid
+    env.globals["pick"] = env.select_template  # the first template of a list that exists
+    env.filters["plural"] = lambda n, word, many=None: f"{n} {word if n == 1 else (many or word + 's')}"
+    return env
+
+
+def visible_events(events: list[dict], player: str | None) -> list[dict]:
+    """Events a viewer may see: an event with `to` goes to that player only."""
+    return [e for e in events if "to" not in e or e["to"] == player]
+
+
+def render(template: str, **context) -> str:
+    return environment().get_template(template).render(**context)
+
+
+# --- the text reports of a turn (the host's Reporter) ---------------------------------------
+
+def _order_groups(rules, state: dict, player: str, per_verb: int = 12) -> list[dict]:
+    groups: dict[str, list[str]] = {}
+    for order in rules.legal_orders(state, player):
+        groups.setdefault(order.verb, []).append(order.text)
+    out = []
+    for verb, texts in groups.items():
+        pattern, help_text = rules.grammar.verbs.get(verb, ("", ""))
+        out.append({"verb": verb, "help": help_text, "examples": texts[:per_verb], "more": max(0, len(texts) - per_verb)})
+    return out
+
+
+def text_reports(rules, game: dict, players: list[dict], state: dict, events: list[dict], number: int) -> dict[str, str]:
+    """Every report of one turn: one per player, and the public one under the key ''."""
+    sched = loads(game["schedule"])
+    outcome = rules.outcome(state)
+    over = bool(state["flow"].get("over"))
+    asked = engine.active_players(rules, state)
+    base = {
+        "info": rules.info,
+        "game": game,
+        "turn": number,
+        "over": over,
+        "outcome": outcome,
+        "deadline": schedule.show(game["deadline"], sched),
+        "revealed_seed": game["seed"] if over else None,
+        "awaiting": asked,
+    }
+    out = {}
+    for viewer in [None] + [p["name"] for p in players]:
+        view = rules.view(state, viewer)
+        ctx = dict(base)
+        ctx.update(
+            player=viewer,
+            view=view,
+            colour=next((p.get("colour") for p in view.get("players", []) if p.get("name") == viewer), None),
+            events=visible_events(events, viewer),
+            asked=viewer in asked,
+            prompt=next((r.prompt for r in rules.requests(state) if r.player == viewer), ""),
+            order_groups=_order_groups(rules, state, viewer) if viewer in asked else [],
+        )
+        out[viewer or ""] = render("report.txt.j2", **ctx)
+    return out

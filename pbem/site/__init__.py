@@ -1,0 +1,1 @@
+"""The static website: `pbem publish` (publish). Sits on the host and render layers."""

@@ -1,0 +1,435 @@
+"""`pbem publish`: every game in the store as a static website (HTML, SVG, JSON, Atom, iCalendar).
+
+Only public things go in: each turn's public view (`rules.view(state, None)`), the events
+the public may see (`reports.visible_events(events, None)`), the game's public rows
+(players' names and seats, deadlines, the seed hash; the seed itself once the game is
+over). Never a state, a private view, a private report, an order file or a password.
+
+Layout of the output folder (docs/site.md has the details):
+
+    index.html, style.css                    every game
+    games/<game>/index.html                  one game: status, map, chart, every turn
+    games/<game>/turn-<N>.html, .json        turn N's public report, and the same as JSON
+    games/<game>/result.html                 the result and the revealed seed (when over)
+    games/<game>/map.svg                     the current map, standalone
+    games/<game>/feed.atom, deadlines.ics    a feed (an entry per turn) and the deadlines
+
+Incremental: each output's inputs are hashed (the page's data, the templates, this code);
+a file is rendered only when its inputs changed, and written only when its bytes changed.
+`.pbem-site.json` in the output folder remembers what was written; files this site wrote
+and no longer produces (a game deleted, turns rolled back) are removed.
+"""
+
+
+import hashlib
+import json
+import os
+import uuid
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable
+
+
+from pbem.host import schedule
+from pbem.core.errors import NotFound, PbemError
+from pbem.core.registry import games_dir, templates_dir
+from pbem.render.html import (
+    Game, Turn, chart_data, details, event_items, game_static, game_summary, load_game,
+    players_table, render, render_chart, render_map, summary, url_segment,
+)
+
+SITE_FORMAT = 1
+MANIFEST = ".pbem-site.json"
+FEED_ENTRIES = 50
+_PBEM = Path(__file__).resolve().parent.parent  # the pbem package
+
+
+@lru_cache(maxsize=None)
+def _code_digest(game_type: str) -> str:
+    """A hash of everything a page's bytes depend on besides its data: this code, the
+    templates, and the game module (its view and its event texts)."""
+    h = hashlib.sha256(f"site-{SITE_FORMAT}".encode())
+    files = [_PBEM / "site" / "publish.py", _PBEM / "render" / "html.py", _PBEM / "render" / "reports.py",
+             _PBEM / "render" / "svg.py", _PBEM / "host" / "schedule.py"]
+    files += sorted(p for p in templates_dir().rglob("*") if p.is_file())
+    gdir = games_dir() / game_type
+    if gdir.is_dir():
+        files += sorted(p for p in gdir.rglob("*") if p.is_file() and p.suffix in (".py", ".toml"))
+    for p in files:
+        h.update(str(p.name).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _turn_json(game: Game, t: Turn) -> dict:
+    """The public report of one turn, for players' own tools (docs/site.md documents it)."""
+    doc = {
+        "format": "pbem-public-turn",
+        "version": 1,
+        "game": {"id": game.id, "type": game.row["type"], "title": game.title, "seed_hash": game.row["seed_hash"],
+                 "players": [{"name": p["name"], "seat": p["seat"]} for p in game.players]},
+        "turn": t.number,
+        "opened": t.opened,
+        "deadline": t.deadline,
+        "resolved": t.resolved,
+        "over": t.over,
+        "asked": t.asked,
+        "events": t.events,
+        "view": t.view,
+        "scores": t.scores,
+        "outcome": game.outcome if t.over else None,
+        "seed": game.row["seed"] if t.over and game.finished else None,
+    }
+    return doc
+
+
+def _json_text(doc) -> str:
+    """JSON with <, > and & as \\u escapes: the same data, and inert even if a server
+    serves it as HTML."""
+    text = json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e") + "\n"
+
+
+def _summaries(game: Game) -> list[str]:
+    """One line per turn for the history: what was ordered in it (the events of the next)."""
+    return [summary(game, game.turns[i + 1].events) if i + 1 < len(game.turns) else "" for i in range(len(game.turns))]
+
+
+HISTORY_LINES = 10
+
+
+def _turn_facts(game: Game, idx: int) -> dict:
+    """What turn `idx`'s page is made of, as plain data: the page's key is its hash (with
+    chains of the history and the scores before it, see plan()), so it is cheap to compute
+    and nothing the page shows is left out of it."""
+    t = game.turns[idx]
+    numbers = [x.number for x in game.turns]
+    next_n = numbers[idx + 1] if idx + 1 < len(numbers) else None
+    current = next_n is None and not t.over
+    return {
+        "idx": idx, "number": t.number, "opened": t.opened, "deadline": t.deadline, "resolved": t.resolved,
+        "over": t.over, "asked": t.asked, "awaiting": game.awaiting if current else [], "current": current,
+        "prev": numbers[idx - 1] if idx > 0 else None, "next": next_n, "result": game.finished and t.over,
+        "events": t.events, "view": t.view, "scores": t.scores, "text_position": t.text_position,
+        "has_map": game.has_map, "game": game_static(game), "sched": game.sched,
+        "outcome": game.outcome if t.over else None, "seed": game.row["seed"] if t.over and game.finished else None,
+    }
+
+
+def _turn_context(game: Game, facts: dict, summaries: list[str], root: str) -> dict:
+    """The template context of a turn page, from its facts."""
+    idx, t = facts["idx"], game.turns[facts["idx"]]
+    past = [{"number": x.number, "summary": summaries[i]} for i, x in enumerate(game.turns[:idx])]
+    return {
+        "root": root,
+        "game": facts["game"],
+        "turn": {
+            "number": t.number, "opened": t.opened, "deadline": t.deadline,
+            "deadline_text": schedule.show(t.deadline, game.sched) if t.deadline else "",
+            "resolved": t.resolved, "over": t.over, "asked": t.asked,
+            "awaiting": facts["awaiting"], "current": facts["current"],
+        },
+        "prev": facts["prev"],
+        "next": facts["next"],
+        "result": facts["result"],
+        "events": event_items(game, t.events),
+        "first": idx == 0,
+        "map": {"view": t.view} if game.has_map else None,
+        "text_position": t.text_position,
+        "standings": players_table(game, t.view, t.scores),
+        "details": details(t.view),
+        "outcome": facts["outcome"],
+        "seed": facts["seed"],
+        "history": past[-HISTORY_LINES:],
+        "older": [h["number"] for h in past[:-HISTORY_LINES]],
+        "chart": chart_data(game, t.number),
+    }
+
+
+def _game_context(game: Game, root: str) -> dict:
+    last = game.turns[-1] if game.turns else None
+    summaries = []
+    for i, t in enumerate(game.turns):
+        nxt = game.turns[i + 1] if i + 1 < len(game.turns) else None
+        summaries.append({"number": t.number, "opened": t.opened, "deadline": t.deadline, "resolved": t.resolved,
+                          "summary": summary(game, nxt.events) if nxt else ("" if t.over else "in progress")})
+    return {
+        "root": root,
+        "game": game_summary(game),
+        "turns": summaries,
+        "standings": players_table(game, last.view if last else None, last.scores if last else None),
+        "chart": chart_data(game, last.number if last else 0),
+        "outcome": game.outcome,
+        "map": {"view": last.view} if (last and game.has_map) else None,
+    }
+
+
+def _index_context(games: list[Game]) -> dict:
+    return {"root": "", "games": [game_summary(g) for g in games]}
+
+
+# --- feeds ------------------------------------------------------------------------------------
+
+def _uuid(*parts) -> str:
+    return "urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, "pbem:" + ":".join(str(p) for p in parts)))
+
+
+def _feed_context(game: Game, base_url: str | None) -> dict:
+    base = (base_url.rstrip("/") + "/games/" + url_segment(game.slug) + "/") if base_url else ""
+    entries = []
+    for t in game.turns[-FEED_ENTRIES:]:
+        items = event_items(game, t.events)
+        entries.append({
+            "id": _uuid(game.id, game.row["seed_hash"], "turn", t.number),
+            "title": (f"Turn {t.number}" if not t.over else f"Turn {t.number}: the game is over"),
+            "updated": t.opened or game.row["created"],
+            "href": f"{base}turn-{t.number}.html",
+            "lines": [it["text"] for it in items],
+        })
+    entries.reverse()
+    return {
+        "game": game_summary(game),
+        "id": _uuid(game.id, game.row["seed_hash"], "feed"),
+        "updated": entries[0]["updated"] if entries else game.row["created"],
+        "self_href": f"{base}feed.atom",
+        "alt_href": f"{base}index.html",
+        "entries": entries,
+    }
+
+
+def _ics_text(value: str) -> str:
+    return (str(value).replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,")
+            .replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n"))
+
+
+def _ics_time(value: str) -> str:
+    return schedule.parse_time(value).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _fold(line: str) -> str:
+    """Fold a content line at 75 octets (RFC 5545 3.1)."""
+    data = line.encode("utf-8")
+    if len(data) <= 75:
+        return line
+    parts, cur, size = [], "", 0
+    for ch in line:
+        n = len(ch.encode("utf-8"))
+        if size + n > (75 if not parts else 74):
+            parts.append(cur)
+            cur, size = "", 0
+        cur += ch
+        size += n
+    parts.append(cur)
+    return "\r\n ".join(parts)
+
+
+def render_ics(game: Game, base_url: str | None = None) -> str:
+    """An iCalendar file of the game's deadlines (and its start and end)."""
+    name = f"pbem {game.title} {game.id}"
+    url = (base_url.rstrip("/") + "/games/" + url_segment(game.slug) + "/") if base_url else ""
+    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//pbem//pbem publish//EN", "CALSCALE:GREGORIAN",
+             "METHOD:PUBLISH", f"X-WR-CALNAME:{_ics_text(name + ' deadlines')}"]
+
+    def event(uid: str, stamp: str, start: str, summary: str, description: str, href: str = "") -> None:
+        lines.extend(["BEGIN:VEVENT", f"UID:{uid}", f"DTSTAMP:{_ics_time(stamp)}", f"DTSTART:{_ics_time(start)}",
+                      f"SUMMARY:{_ics_text(summary)}", f"DESCRIPTION:{_ics_text(description)}"])
+        if href:
+            lines.append(f"URL:{href}")
+        lines.append("END:VEVENT")
+
+    created = game.row["created"]
+    event(_uuid(game.id, game.row["seed_hash"], "start") + "@pbem", created, created, f"{name}: the game starts",
+          f"Seed hash (SHA-256): {game.row['seed_hash']}", url + "index.html" if url else "")
+    for t in game.turns:
+        if t.deadline:
+            who = ", ".join(t.asked) or "nobody"
+            event(_uuid(game.id, game.row["seed_hash"], "deadline", t.number) + "@pbem", t.opened or created, t.deadline,
+                  f"{name}: orders for turn {t.number} due", f"Orders awaited from: {who}.",
+                  f"{url}turn-{t.number}.html" if url else "")
+    if game.finished and game.row["finished"]:
+        winners = ", ".join((game.outcome or {}).get("winners", []))
+        event(_uuid(game.id, game.row["seed_hash"], "end") + "@pbem", game.row["finished"], game.row["finished"],
+              f"{name}: the game is over", f"Winner(s): {winners}.", url + "result.html" if url else "")
+    lines.append("END:VCALENDAR")
+    return "\r\n".join(_fold(x) for x in lines) + "\r\n"
+
+
+# --- publishing -------------------------------------------------------------------------------
+
+@dataclass
+class Output:
+    path: str                       # relative to the output folder, '/'-separated
+    key: str                        # hash of the inputs
+    render: Callable[[], str | bytes]
+
+
+@dataclass
+class Published:
+    out: Path
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    games: int = 0
+
+
+def _key(kind: str, game_type: str, ctx) -> str:
+    h = hashlib.sha256(_code_digest(game_type).encode())
+    h.update(kind.encode())
+    h.update(json.dumps(ctx, sort_keys=True, default=str, separators=(",", ":")).encode())
+    return h.hexdigest()
+
+
+def _inside(out: Path, rel: str) -> Path:
+    """The file for `rel` under `out`, refusing any path that would leave it."""
+    target = (out / rel).resolve()
+    if target == out or not target.is_relative_to(out):
+        raise PbemError(f"refusing to write {rel!r}: it is outside the output folder {out}")
+    return target
+
+
+def plan(games: list[Game], base_url: str | None = None) -> list[Output]:
+    """Every file of the site, each with the hash of its inputs and how to render it."""
+    outs: list[Output] = []
+    css = (templates_dir() / "site" / "style.css").read_text(encoding="utf-8")
+    outs.append(Output("style.css", _key("css", "", css), lambda: css))
+    ictx = _index_context(games)
+    outs.append(Output("index.html", _key("index", "", ictx), lambda c=ictx: render("site/index.html.j2", **c)))
+    for g in games:
+        base = f"games/{g.slug}/"
+        gtype = g.row["type"]
+        gctx = _game_context(g, "../../")
+        outs.append(Output(base + "index.html", _key("game", gtype, gctx),
+                           lambda c=gctx: render("site/game.html.j2", chart_svg=render_chart(c["chart"], uid="gc"), **c)))
+        if g.has_map and g.turns:
+            mctx = {"view": g.turns[-1].view, "title": f"{g.title} {g.id}, turn {g.turns[-1].number}"}
+            outs.append(Output(base + "map.svg", _key("map", gtype, mctx),
+                               lambda c=mctx, g=g: render_map(g.row["type"], c["view"], uid="m", title=c["title"],
+                                                              standalone=True) + "\n"))
+        # A turn page shows the history and the chart up to it: its key hashes them as a
+        # chain, so a page's key costs O(1) however long the game (and stays exact).
+        summaries = _summaries(g)
+        hist, chart = hashlib.sha256(), hashlib.sha256()
+        for idx, t in enumerate(g.turns):
+            hist_key = hist.hexdigest()  # turns before this one
+            hist.update(json.dumps([t.number, summaries[idx]]).encode())
+            chart.update(json.dumps([t.number, t.scores], sort_keys=True).encode())
+            facts = _turn_facts(g, idx)
+            key = _key("turn", gtype, {**facts, "history": hist_key, "chart": chart.hexdigest()})
+
+            def render_turn(f=facts, g=g, t=t, summaries=summaries):
+                c = _turn_context(g, f, summaries, "../../")
+                map_svg = render_map(g.row["type"], t.view, uid="m", title=f"{g.title} {g.id}, turn {t.number}") if c["map"] else ""
+                return render("site/turn.html.j2", map_svg=map_svg, chart_svg=render_chart(c["chart"], uid="c"), **c)
+
+            outs.append(Output(base + f"turn-{t.number}.html", key, render_turn))
+            jdoc = _turn_json(g, t)
+            outs.append(Output(base + f"turn-{t.number}.json", _key("json", gtype, jdoc),
+                               lambda d=jdoc: _json_text(d)))
+        if g.finished:
+            last = g.turns[-1] if g.turns else None
+            rctx = {"root": "../../", "game": game_summary(g), "outcome": g.outcome,
+                    "standings": players_table(g, last.view if last else None, (g.outcome or {}).get("scores") or (last.scores if last else None)),
+                    "chart": chart_data(g, last.number if last else 0), "last_turn": last.number if last else 0}
+            outs.append(Output(base + "result.html", _key("result", gtype, rctx),
+                               lambda c=rctx: render("site/result.html.j2", chart_svg=render_chart(c["chart"], uid="rc"), **c)))
+        feed_in = {"game": game_summary(g), "base": base_url,
+                   "turns": [(t.number, t.opened, t.over, t.events) for t in g.turns[-FEED_ENTRIES:]]}
+        outs.append(Output(base + "feed.atom", _key("feed", gtype, feed_in),
+                           lambda g=g: render("site/feed.atom.j2", **_feed_context(g, base_url))))
+        ics_in = {"turns": [(t.number, t.opened, t.deadline, t.asked) for t in g.turns], "row": g.row_public(), "base": base_url,
+                  "outcome": g.outcome}
+        outs.append(Output(base + "deadlines.ics", _key("ics", gtype, ics_in), lambda g=g: render_ics(g, base_url)))
+    return outs
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[str] | None = None,
+            log: Callable[[str], None] | None = None, progress: Callable[[int], object] | None = None) -> Published:
+    """Render every game (or the games named) into the folder `out`; write only what changed.
+
+    `log` gets one line per file written or removed; `progress(total)` may return a context
+    manager with `.update(n)` (e.g. click.progressbar) to show progress on long runs."""
+    out_path = Path(out)
+    if out_path.exists() and not out_path.is_dir():
+        raise PbemError(f"--out {out} is a file, not a folder")
+    out_path.mkdir(parents=True, exist_ok=True)
+    out_path = out_path.resolve()
+    rows = list(db["games"].rows_where(order_by="created, id")) if db["games"].exists() else []
+    if games:
+        wanted = set(games)
+        missing = wanted - {r["id"] for r in rows}
+        if missing:
+            raise NotFound(f"no game {', '.join(sorted(missing))} in this store")
+        rows = [r for r in rows if r["id"] in wanted]
+    loaded = [load_game(db, r) for r in rows]
+    slugs: dict[str, str] = {}
+    for g in loaded:
+        if g.slug in slugs:
+            raise PbemError(f"games {slugs[g.slug]!r} and {g.id!r} would share the folder games/{g.slug}")
+        slugs[g.slug] = g.id
+    outputs = plan(loaded, base_url)
+    manifest_path = out_path / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    except (OSError, ValueError):
+        manifest = {}
+    old = manifest.get("files", {}) if manifest.get("format") == SITE_FORMAT else {}
+    if games:  # publishing some games keeps the others' files
+        keep = {p: v for p, v in old.items() if not p.startswith("games/") or p.split("/")[1] not in {g.slug for g in loaded}}
+    else:
+        keep = {}
+    new_files: dict[str, dict] = dict(keep)
+    result = Published(out_path, games=len(loaded))
+    say = log or (lambda s: None)
+    bar_cm = progress(len(outputs)) if progress else None
+    bar = bar_cm.__enter__() if bar_cm is not None else None
+    try:
+        for o in outputs:
+            target = _inside(out_path, o.path)
+            prev = old.get(o.path)
+            on_disk = target.read_bytes() if target.is_file() else None
+            if prev and prev.get("key") == o.key and on_disk is not None and _sha(on_disk) == prev.get("sha256"):
+                result.unchanged.append(o.path)
+                new_files[o.path] = prev
+            else:
+                data = o.render()
+                data = data.encode("utf-8") if isinstance(data, str) else data
+                digest = _sha(data)
+                if on_disk is not None and _sha(on_disk) == digest:
+                    result.unchanged.append(o.path)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = target.with_name(target.name + ".tmp")
+                    tmp.write_bytes(data)
+                    os.replace(tmp, target)
+                    result.written.append(o.path)
+                    say(f"wrote {o.path}")
+                new_files[o.path] = {"key": o.key, "sha256": digest}
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar_cm is not None:
+            bar_cm.__exit__(None, None, None)
+    planned = {o.path for o in outputs}
+    for rel, info in sorted(old.items()):
+        if rel in planned or rel in keep:
+            continue
+        try:
+            target = _inside(out_path, rel)
+        except PbemError:
+            continue
+        if target.is_file() and _sha(target.read_bytes()) == info.get("sha256"):
+            target.unlink()
+            result.removed.append(rel)
+            say(f"removed {rel}")
+            try:
+                target.parent.rmdir()  # only when empty
+            except OSError:
+                pass
+    manifest_path.write_text(json.dumps({"format": SITE_FORMAT, "files": new_files}, indent=0, sort_keys=True) + "\n",
+                             encoding="utf-8")
+    return result
