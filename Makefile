@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 DEMO_DB := build/demo.db
 
-.PHONY: venv demo test bench clean wheel-check
+.PHONY: venv demo test lint-imports browser bench clean wheel-check
 
 $(BIN)/pbem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,9 +18,17 @@ venv: $(BIN)/pbem
 demo: venv
 	bash scripts/demo.sh $(BIN)/pbem $(DEMO_DB)
 
-## test: the whole test suite
-test: venv
-	$(BIN)/python -m pytest
+## test: the layer contracts, then the whole test suite in parallel (slowest tests listed last)
+test: venv browser lint-imports
+	$(BIN)/python -m pytest -n auto --durations=15
+
+## lint-imports: the layers of the README (contracts in pyproject.toml), checked by import-linter
+lint-imports: venv
+	$(BIN)/lint-imports --no-cache
+
+## browser: headless Chromium for the site's browser tests (installed when run as root)
+browser:
+	@bash scripts/need_chromium.sh
 
 ## wheel-check: a plain (non-editable) install of the wheel works with its data
 wheel-check: venv
@@ -29,11 +37,12 @@ wheel-check: venv
 ## bench: benchmarks (not tests); each prints the figures it measured
 bench: venv
 	mkdir -p build/bench
+	$(BIN)/python benchmarks/bench_startup.py | tee build/bench/startup.txt
 	$(BIN)/python benchmarks/bench_engine.py | tee build/bench/engine.txt
 	$(BIN)/python benchmarks/bench_host.py | tee build/bench/host.txt
 	$(BIN)/python benchmarks/bench_ingest.py
 	$(BIN)/python benchmarks/bench_site.py
 
 clean:
-	rm -rf build dist $(VENV) .pytest_cache .hypothesis
+	rm -rf build dist $(VENV) .pytest_cache .hypothesis .import_linter_cache
 	find turns -type d -name reports -prune -exec rm -rf {} +

@@ -7,17 +7,13 @@ and written to build/bench/engine.json, each beside the comparison that makes it
    through the store.
 2. Resolve latency for one phase as history grows (10, 100, 1000 phases).
 3. A host of many games, 1% due: `resolve --all` with 10,000 games next to 100 games.
-4. CLI start-up: `pbem --help`, `pbem status` next to `python -c pass` and `import typer`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -83,36 +79,12 @@ def bench_autoplay(quick: bool) -> list[dict]:
     return rows
 
 
-def _time(cmd: list[str], runs: int, env=None) -> float:
-    samples = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True, env=env)
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
-
-
-def bench_startup(quick: bool) -> dict:
-    runs = 3 if quick else 7
-    py = sys.executable
-    pbem = [py, "-m", "pbem"]
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, PBEM_DB=str(Path(tmp) / "s.db"), PBEM_TURNS=str(Path(tmp) / "turns"))
-        subprocess.run(pbem + ["new", "gods", "s1", "-p", "a", "-p", "b", "--seed", "1"], check=True, capture_output=True, env=env)
-        return {
-            "python -c pass": _time([py, "-c", "pass"], runs),
-            "python -c 'import typer'": _time([py, "-c", "import typer"], runs),
-            "pbem --help": _time(pbem + ["--help"], runs, env),
-            "pbem status": _time(pbem + ["status"], runs, env),
-        }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--out", default=str(ROOT / "build" / "bench" / "engine.json"))
     args = parser.parse_args()
-    results = {"autoplay": bench_autoplay(args.quick), "startup": bench_startup(args.quick)}
+    results = {"autoplay": bench_autoplay(args.quick)}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2))
     print("Autoplay throughput (random legal play; engine alone vs through the SQLite store)")
@@ -120,10 +92,6 @@ def main() -> None:
     for r in results["autoplay"]:
         print(f"  {r['game']:10} {r['phases_per_game']:11.1f} {r['engine_phases_per_s']:12.1f} {r['store_phases_per_s']:11.1f} "
               f"{r['engine_games_per_s']:11.2f} {r['store_games_per_s']:10.2f}")
-    print("CLI start-up (median wall time)")
-    base = results["startup"]["python -c pass"]
-    for name, value in results["startup"].items():
-        print(f"  {name:28} {value * 1000:8.1f} ms  ({value / base:4.1f}x python -c pass)")
     print(f"written to {args.out}")
 
 

@@ -15,6 +15,14 @@ from typer.core import TyperGroup
 from pbem.core.errors import PbemError
 
 
+def _is_usage_error(err: Exception) -> bool:
+    """A click usage error (no such option, missing argument, bad value...), which click itself
+    reports with the usage line and exit 2. Typer 0.29 carries its own copy of click
+    (`typer._click`), so the class is recognised by name and not by identity."""
+    return any(cls.__name__ == "ClickException" and cls.__module__.split(".")[0] in ("click", "typer")
+               for cls in type(err).__mro__)
+
+
 class PbemGroup(TyperGroup):
     """Turns domain errors into one clean line (exit 1) and anything unexpected into a short
     note (exit 70): no traceback reaches a user unless PBEM_DEBUG is set."""
@@ -28,10 +36,8 @@ class PbemGroup(TyperGroup):
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except Exception as err:
-            import click
-
-            if isinstance(err, click.ClickException) or os.environ.get("PBEM_DEBUG"):
-                raise
+            if _is_usage_error(err) or os.environ.get("PBEM_DEBUG"):
+                raise  # click prints the usage and exits 2
             typer.echo(f"pbem: internal error: {type(err).__name__}: {err} (set PBEM_DEBUG=1 for details)", err=True)
             raise typer.Exit(70) from None
 

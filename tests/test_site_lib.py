@@ -24,7 +24,8 @@ from pbem.core.registry import game_types, get_rules
 from pbem.host.store import open_db
 
 ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "build" / "screenshots"
+# Screenshots stay in the test's temp folder; set PBEM_SCREENSHOTS=DIR to keep a copy to look at.
+SCREENSHOTS = Path(os.environ["PBEM_SCREENSHOTS"]) if os.environ.get("PBEM_SCREENSHOTS") else None
 
 
 # --- games ------------------------------------------------------------------------------------
@@ -162,10 +163,12 @@ class Browser:
     """One headless Chromium, driven over the Chrome DevTools Protocol with websocket-client.
     No browser download: the system's Chromium (Debian package `chromium`)."""
 
-    def __init__(self, binary: str, workdir: Path):
+    def __init__(self, binary: str):
         import websocket  # websocket-client
 
-        self.profile = Path(tempfile.mkdtemp(prefix="chromium-", dir=workdir))
+        # The profile sits right under the system temp folder, not in pytest's deep tmp_path:
+        # Chromium puts a Unix socket in it, and a socket path may be at most 107 bytes.
+        self.profile = Path(tempfile.mkdtemp(prefix="pbem-chromium-"))
         args = [
             binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -18,6 +18,8 @@ from pathlib import Path
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
+from pbem.core.errors import PbemError
+
 DEFAULT_DB = "pbem.db"
 
 migrations = Migrations("pbem")
@@ -130,15 +132,21 @@ def open_db(path: str | None = None) -> sqlite_utils.Database:
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
     db = Store(target)
-    db.conn.execute("PRAGMA busy_timeout = 30000")
-    if target != ":memory:" and db.journal_mode != "wal":
-        with _retrying():
-            db.enable_wal()
-    if migrations.pending(db):
-        # Several pbem processes may open a new or old store at once: migrate under the
-        # write lock, and only what is still pending once the lock is ours.
-        with write_transaction(db):
-            migrations.apply(db)
+    try:
+        db.conn.execute("PRAGMA busy_timeout = 30000")
+        if target != ":memory:" and db.journal_mode != "wal":
+            with _retrying():
+                db.enable_wal()
+        if migrations.pending(db):
+            # Several pbem processes may open a new or old store at once: migrate under the
+            # write lock, and only what is still pending once the lock is ours.
+            with write_transaction(db):
+                migrations.apply(db)
+    except sqlite3.DatabaseError as err:
+        if "not a database" not in str(err) and "malformed" not in str(err):
+            raise
+        db.close()
+        raise PbemError(f"{target} is not a pbem store ({err}); give another file with --db or PBEM_DB") from None
     return db
 
 

@@ -1,0 +1,81 @@
+"""The `pbem` command as users run it: the console script installed by `pip install`, in a
+subprocess, with the typer that pyproject.toml admits (not click's test runner).
+
+A usage error prints click's usage message and exits 2; a domain error prints one clean line
+and exits 1; only a real bug is an "internal error" (exit 70). No traceback in any of them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PBEM = shutil.which("pbem", path=str(Path(sys.executable).parent))
+
+
+@pytest.fixture
+def run(tmp_path):
+    assert PBEM, "the pbem console script is not installed beside this Python (make venv installs it)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"))
+
+    def pbem(*args, input=None):
+        return subprocess.run([PBEM, *map(str, args)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                              input=input, timeout=60)
+
+    return pbem
+
+
+USAGE_ERRORS = [
+    (("resolve", "--bogus"), "No such option: --bogus"),
+    (("report",), "Missing argument"),
+    (("report", "g1", "--turn", "abc"), "Invalid value for '--turn'"),
+    (("no-such-command",), "No such command 'no-such-command'"),
+    (("new", "gods"), "Missing argument"),
+    (("new", "gods", "g1"), "Missing option '--player'"),
+    (("status", "--json", "extra", "more"), "Got unexpected extra argument"),
+    (("send", "--smtp-port", "many"), "Invalid value for '--smtp-port'"),
+    (("--db",), "requires an argument"),
+]
+
+
+@pytest.mark.parametrize("args,says", USAGE_ERRORS, ids=[" ".join(a) for a, _ in USAGE_ERRORS])
+def test_a_usage_error_prints_the_usage_and_exits_2(run, args, says):
+    r = run(*args)
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert says in r.stderr
+    assert r.stderr.startswith(("Usage: pbem", "Error: "))  # click's usage message (a global option's error has no usage line)
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_domain_error_is_one_clean_line_and_exit_1(run):
+    r = run("status", "nope")
+    assert r.returncode == 1
+    assert r.stderr.startswith("pbem: no game 'nope'") and r.stderr.count("\n") == 1
+    assert "Traceback" not in r.stderr
+
+
+def test_help_and_a_game_through_the_installed_command(run, tmp_path):
+    r = run("--help")
+    assert r.returncode == 0 and "Usage: pbem" in r.stdout and "resolve" in r.stdout
+    r = run("new", "gods", "g1", "-p", "alice", "-p", "bob", "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "turns" / "g1" / "1" / "reports" / "public.txt").is_file()
+    r = run("autoplay", "g1", "--max-phases", "4")
+    assert r.returncode == 0, r.stderr
+    r = run("status", "g1", "--json")
+    assert r.returncode == 0 and '"version": 1' in r.stdout
+    r = run("replay", "g1", "--verify")
+    assert r.returncode == 0 and "every hash matches" in r.stdout
+
+
+def test_a_store_that_is_not_a_database_is_a_clean_message(run, tmp_path):
+    (tmp_path / "pbem.db").write_bytes(b"this is not a SQLite file" * 100)
+    r = run("status")
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stderr.startswith("pbem: ") and "is not a pbem store" in r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
