@@ -512,13 +512,24 @@ class _Runner:
             if p not in asked:
                 raise self.fail(at, f"{p} gives orders, but the engine awaits {', '.join(asked) or 'nobody (the game is over)'}")
         covered = self.covered(at, step, scripts)
+        self.check_submission(at, state, scripts, covered)
+        res = self.guarded(at, engine.resolve, rules, state, scripts, self.seed, rng=rng)
+        self.check_lines(at, step, res, covered)
+        self.check_events(at, step, res.events)
+        self.check_position(at, step, res.state)
+        return res.state, res.events
+
+    def check_submission(self, at: str, state: dict, scripts: dict[str, Script], covered: set) -> None:
+        """Every line is accepted when submitted, unless the step expects otherwise."""
         for p, script in scripts.items():
-            acks = self.guarded(f"{at}, checking the orders", engine.check_script, rules, state, p, script)
+            acks = self.guarded(f"{at}, checking the orders", engine.check_script, self.rules, state, p, script)
             for r in acks:
                 if r.status == "rejected" and (p, r.number) not in covered:
                     raise self.fail(at, f"{p}'s line {r.number} was rejected at submission (list it in expect_line "
                                         f"if that is intended):\n    {r.reason}")
-        res = self.guarded(at, engine.resolve, rules, state, scripts, self.seed, rng=rng)
+
+    def check_lines(self, at: str, step: dict, res, covered: set) -> None:
+        """Every line was executed, unless `expect_line` says what became of it."""
         for p, results in res.lines.items():
             for r in results:
                 if r.status != "executed" and (p, r.number) not in covered:
@@ -533,17 +544,18 @@ class _Runner:
             if "reason" in entry and entry["reason"] not in r.reason:
                 raise self.fail(at, f"{p}'s line {r.number} '{r.text}': expected a reason containing "
                                     f"{entry['reason']!r}, found {r.reason!r}")
+
+    def check_events(self, at: str, step: dict, events: list[dict]) -> None:
+        """`expect_event` in order; nothing like `expect_no_event`."""
         if step.get("expect_event"):
-            problem = match_events(step["expect_event"], res.events)
+            problem = match_events(step["expect_event"], events)
             if problem:
                 raise self.fail(at, problem)
         for unwanted in step.get("expect_no_event", []):
-            hits = [e for e in res.events if mismatch(unwanted, e) is None]
+            hits = [e for e in events if mismatch(unwanted, e) is None]
             if hits:
                 raise self.fail(at, f"expected no event like {_show(_denull(unwanted))}, found {_show(hits[0])}; "
-                                    "the events were:\n" + _event_lines(res.events))
-        self.check_position(at, step, res.state)
-        return res.state, res.events
+                                    "the events were:\n" + _event_lines(events))
 
     def check_position(self, at: str, step: dict, state: dict) -> None:
         self.check_expect(f"after {at}", step.get("expect"), state)
