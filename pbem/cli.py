@@ -1,9 +1,6 @@
 """The `pbem` command. Each command opens the store, calls one library function in
 pbem.host, and turns domain errors into a clean message (exit 1), never a traceback."""
 
-from __future__ import annotations
-
-import json
 import os
 import sys
 from pathlib import Path
@@ -13,6 +10,78 @@ import typer
 from typer.core import TyperGroup
 
 from pbem.core.errors import PbemError
+
+
+def _flag(value) -> bool:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word in ("1", "true", "t", "yes", "y", "on"):
+        return True
+    if word in ("0", "false", "f", "no", "n", "off", ""):
+        return False
+    raise ValueError(value)
+
+
+_PLAIN = {str: (str, "text"), int: (int, "integer"), float: (float, "number"), bool: (_flag, "boolean")}
+
+
+def _plain_parameters() -> None:
+    """Coerce plain parameters without pydantic.
+
+    Typer 0.29 coerces every parameter value through a pydantic TypeAdapter, and importing
+    pydantic costs more than all of typer: every command would pay it. pbem's parameters are
+    all plain -- str, int, float or bool, optional or repeated -- so those are converted
+    directly here, and anything else is left to typer. Only typer's own hooks are used, and
+    only when they are there: with another typer, pbem is merely slower, never wrong (typer is
+    bounded to 0.29 in pyproject.toml, and tests/test_cli_installed.py runs the real command).
+    """
+    from typing import get_args, get_origin
+
+    try:
+        from typer import core as typer_core
+        from typer._click.exceptions import BadParameter
+        from typer._coercion import RuntimeParam
+    except ImportError:
+        return
+    parameter = getattr(typer_core, "_TyperParameter", None)
+    if parameter is None or not hasattr(parameter, "get_runtime_param"):
+        return
+
+    def plain(annotation):
+        """(convert, name, repeated) for a plain annotation, else None."""
+        origin, args = get_origin(annotation), get_args(annotation)
+        repeated = origin in (list, List)
+        if repeated or (args and type(None) in args):
+            inner = [a for a in args if a is not type(None)]
+            if len(inner) != 1:
+                return None
+            annotation = inner[0]
+        if annotation in _PLAIN:
+            return (*_PLAIN[annotation], repeated)
+        return None
+
+    class PlainParam(RuntimeParam):
+        def _coerce_value(self, value, param, ctx):
+            convert, name, repeated = plain(self.annotation)
+            try:
+                return [convert(v) for v in value] if repeated else convert(value)
+            except (TypeError, ValueError):
+                raise BadParameter(f"{value!r} is not a valid {name}.", ctx=ctx, param=param) from None
+
+    original = parameter.get_runtime_param
+
+    def get_runtime_param(self):
+        if getattr(self, "_runtime_param", None) is None:
+            desc = getattr(self, "type_descriptor", None)
+            if desc is not None and getattr(desc, "file_annotation", None) is None and plain(desc.annotation):
+                self._runtime_param = PlainParam(parameter_info=desc.parameter_info, annotation=desc.annotation)
+        return original(self)
+
+    parameter.get_runtime_param = get_runtime_param
+
+
+_plain_parameters()
 
 
 def _is_usage_error(err: Exception) -> bool:
@@ -33,7 +102,7 @@ class PbemGroup(TyperGroup):
         except PbemError as err:
             typer.echo(f"pbem: {err}", err=True)
             raise typer.Exit(1) from None
-        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        except (typer.Exit, typer.Abort, KeyboardInterrupt, BrokenPipeError):
             raise
         except Exception as err:
             if _is_usage_error(err) or os.environ.get("PBEM_DEBUG"):
@@ -76,6 +145,13 @@ def _store():
     from pbem.host.store import open_db
 
     return open_db(settings.db)
+
+
+def _reader():
+    """The store, for a command that only reads: opened without sqlite-utils (faster)."""
+    from pbem.host.store import open_reader
+
+    return open_reader(settings.db)
 
 
 def _host():
@@ -234,10 +310,12 @@ def status(
 
     Example: pbem status athens-1 --json
     """
-    from pbem import host
+    from pbem.host.queries import status as game_status
 
-    data = host.status(_store(), game_id)
+    data = game_status(_reader(), game_id)
     if as_json:
+        import json
+
         typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
     if not data["games"]:
@@ -267,9 +345,9 @@ def report(
 
     Example: pbem report athens-1 --player zeus --turn 3
     """
-    from pbem import host
+    from pbem.host.queries import report as stored_report
 
-    typer.echo(host.report(_store(), game_id, player, turn), nl=False)
+    typer.echo(stored_report(_reader(), game_id, player, turn), nl=False)
 
 
 @app.command()
@@ -410,4 +488,11 @@ def send(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except BrokenPipeError:
+        # The reader went away (`pbem report g1 | head`): stop quietly, as other tools do.
+        # Python would complain again while flushing stdout at exit: point it at /dev/null.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(141)  # 128 + SIGPIPE, like a program the pipe's signal stopped

@@ -79,3 +79,29 @@ def test_a_store_that_is_not_a_database_is_a_clean_message(run, tmp_path):
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert r.stderr.startswith("pbem: ") and "is not a pbem store" in r.stderr
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+def test_a_reader_that_goes_away_stops_the_command_quietly(run, tmp_path):
+    """`pbem report g1 | head -1`: the pipe closes early; no internal error, no traceback."""
+    assert run("new", "gods", "g1", "-p", "alice", "-p", "bob", "--seed", "3").returncode == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"))
+    proc = subprocess.Popen([PBEM, "report", "g1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    proc.stdout.close()  # the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert proc.returncode in (0, 1, 141), (proc.returncode, err)  # click's quiet exit 1 on EPIPE, or SIGPIPE's 141
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_status_and_report_read_without_sqlite_utils(run, tmp_path):
+    """The read-only commands open the store through sqlite3 alone (they start faster)."""
+    assert run("new", "gods", "g1", "-p", "alice", "-p", "bob", "--seed", "3").returncode == 0
+    probe = ("import sys; sys.argv = ['pbem', 'status']; from pbem.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print('LOADED', sorted(m for m in ('sqlite_utils', 'jinja2', 'pydantic', 'email.utils') if m in sys.modules))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"))
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert "g1 (GODS): turn 1" in r.stdout, r.stderr
+    assert "LOADED []" in r.stdout, r.stdout

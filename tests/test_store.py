@@ -246,3 +246,34 @@ def test_an_in_memory_store_works(path):
     created = host.new_game(db, "gods", "m1", ["alice", "bob"], seed="1", turns=None)
     assert created["game"]["id"] == "m1"
     assert db["phases"].count == 1
+
+
+# --- the light reader ---------------------------------------------------------------------------
+
+def test_the_reader_reads_what_the_store_holds_and_migrates_nothing(tmp_path, gods_game, db):
+    from pbem.host import queries, read
+    from pbem.host.store import MIGRATIONS, Reader, open_reader
+
+    gods_game()
+    path = db.conn.execute("pragma database_list").fetchone()[2]
+    reader = open_reader(path)
+    assert isinstance(reader, Reader)
+    assert queries.status(reader) == queries.status(db)
+    assert read.players(reader, "g1") == read.players(db, "g1")
+    assert queries.report(reader, "g1") == queries.report(db, "g1")
+    assert set(MIGRATIONS) == {m.name for m in migrations._migrations}
+
+
+def test_the_reader_falls_back_to_the_full_store_when_it_must_write(tmp_path):
+    from pbem.host.store import Reader, open_reader
+
+    fresh = open_reader(str(tmp_path / "new.db"))  # no store yet: created and migrated
+    assert not isinstance(fresh, Reader) and fresh["games"].exists()
+    import sqlite_utils
+
+    old = sqlite_utils.Database(str(tmp_path / "old.db"))  # the first layout: m001 only
+    migrations.apply(old, stop_before="m002_mail")
+    old.close()
+    upgraded = open_reader(str(tmp_path / "old.db"))  # migrations are pending: they run
+    assert not isinstance(upgraded, Reader)
+    assert "m003_rollback_and_indexes" in {r["name"] for r in upgraded["_sqlite_migrations"].rows}

@@ -8,10 +8,11 @@ version (nothing here depends on the `random` module's algorithms).
 from __future__ import annotations
 
 import hashlib
-import secrets
 
 
 def new_seed() -> str:
+    import secrets
+
     return str(secrets.randbelow(10**12))
 
 

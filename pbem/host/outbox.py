@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import re
-from email.utils import getaddresses
 
 from pbem.host import schedule
 
@@ -38,6 +37,8 @@ def clean_address(value: str | None) -> str | None:
     if "\r" in value or "\n" in value:
         return None  # a line break that is not folding: an injection attempt
     value = _CONTROL.sub(" ", value)
+    from email.utils import getaddresses  # only here: the email package is slow to import
+
     valid = {a.strip() for _, a in getaddresses([value]) if _ADDR.match(a.strip() or "") and len(a.strip()) <= 254}
     return valid.pop() if len(valid) == 1 else None  # exactly one address, or none at all
 
@@ -118,10 +119,6 @@ def queue_ack(db, ack, mail: dict) -> int | None:
 
 def counts(db, game_id: str | None = None) -> dict[str, int]:
     """Outbox rows by status, for `pbem status`: queued, sending, sent, failed."""
-    out = {"queued": 0, "sending": 0, "sent": 0, "failed": 0}
-    if not db["outbox"].exists():
-        return out
-    where, args = ("where game_id = ?", [game_id]) if game_id else ("", [])
-    for status, n in db.execute(f"select status, count(*) from outbox {where} group by status", args).fetchall():
-        out[status] = n
-    return out
+    from pbem.host.read import outbox_counts
+
+    return outbox_counts(db, game_id)

@@ -1,7 +1,9 @@
 """The host's public read API: everything above the host (render, mail, site, cli) reads the
 store through these functions, never through its tables' layout.
 
-Each raises NotFound, with the names that do exist, when asked for something that doesn't.
+Plain SQL through `db.execute`, so they work on the full store (`open_db`) and on the light
+reader (`open_reader`) alike. Each raises NotFound, with the names that do exist, when asked
+for something that doesn't.
 """
 
 from __future__ import annotations
@@ -9,30 +11,41 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import sqlite_utils
-
 from pbem.core.errors import NotFound
 from pbem.host.store import loads
 
 
+def rows(db, sql: str, params=()) -> list[dict]:
+    """The rows of a query, as dicts."""
+    cur = db.execute(sql, list(params))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def has_table(db, name: str) -> bool:
+    return db.execute("select 1 from sqlite_master where type = 'table' and name = ?", [name]).fetchone() is not None
+
+
 def game(db, game_id: str) -> dict:
     """The games row of `game_id`."""
-    try:
-        return db["games"].get(game_id)
-    except sqlite_utils.db.NotFoundError:
-        known = [r["id"] for r in db["games"].rows_where(select="id", order_by="id")] if db["games"].exists() else []
-        hint = f"; games in this store: {', '.join(known)}" if known else "; this store has no games yet"
-        raise NotFound(f"no game '{game_id}'{hint}") from None
+    found = rows(db, "select * from games where id = ?", [game_id])
+    if found:
+        return found[0]
+    known = [r[0] for r in db.execute("select id from games order by id").fetchall()]
+    hint = f"; games in this store: {', '.join(known)}" if known else "; this store has no games yet"
+    raise NotFound(f"no game '{game_id}'{hint}")
 
 
-def games(db) -> list[dict]:
-    """Every games row, oldest first."""
-    return list(db["games"].rows_where(order_by="created, id")) if db["games"].exists() else []
+def games(db, order_by: str = "created, id") -> list[dict]:
+    """Every games row, oldest first (or in the order given: "id")."""
+    if order_by not in ("created, id", "id"):
+        raise ValueError(order_by)
+    return rows(db, f"select * from games order by {order_by}") if has_table(db, "games") else []
 
 
 def players(db, game_id: str) -> list[dict]:
     """The players rows of a game, in seat order."""
-    return list(db["players"].rows_where("game_id = ?", [game_id], order_by="seat"))
+    return rows(db, "select * from players where game_id = ? order by seat", [game_id])
 
 
 def player(db, game_id: str, name: str) -> dict:
@@ -48,15 +61,15 @@ def player(db, game_id: str, name: str) -> dict:
 
 def phase(db, game_id: str, number: int) -> dict:
     """The phases row of turn `number` (its state snapshot, deadline, NMR...)."""
-    try:
-        return db["phases"].get((game_id, number))
-    except sqlite_utils.db.NotFoundError:
-        raise NotFound(f"game '{game_id}' has no turn {number}") from None
+    found = rows(db, "select * from phases where game_id = ? and number = ?", [game_id, number])
+    if not found:
+        raise NotFound(f"game '{game_id}' has no turn {number}")
+    return found[0]
 
 
 def phases(db, game_id: str, select: str = "*") -> list[dict]:
-    """Every phases row of a game, in order."""
-    return list(db["phases"].rows_where("game_id = ?", [game_id], select=select, order_by="number"))
+    """Every phases row of a game, in order (`select`: the columns, from this module's callers)."""
+    return rows(db, f"select {select} from phases where game_id = ? order by number", [game_id])
 
 
 def current_state(db, game_or_id: str | dict) -> dict:
@@ -73,18 +86,6 @@ def events(db, game_id: str, phase_number: int) -> list[dict]:
         "select data from events where game_id = ? and phase = ? order by seq", [game_id, phase_number]).fetchall()]
 
 
-def report_text(db, game_id: str, number: int, player_name: str | None) -> str | None:
-    """The stored text report of turn `number` for a player ('' or None: the public one)."""
-    row = db.execute("select text from reports where game_id = ? and phase = ? and player = ?",
-                     [game_id, number, player_name or ""]).fetchone()
-    return row[0] if row else None
-
-
-def turn_dir(turns: str | Path, game_id: str, number: int) -> Path:
-    """The GM's folder of one turn: order files dropped in, reports written out."""
-    return Path(turns) / game_id / str(number)
-
-
 def events_by_phase(db, game_id: str) -> dict[int, list[dict]]:
     """Every event of a game, by the phase whose resolution produced it (private ones too)."""
     out: dict[int, list[dict]] = {}
@@ -93,10 +94,42 @@ def events_by_phase(db, game_id: str) -> dict[int, list[dict]]:
     return out
 
 
+def latest_submissions(db, game_id: str, number: int) -> dict[str, dict]:
+    """The submission that counts for each player in turn `number`: the last one not rejected."""
+    out: dict[str, dict] = {}
+    for row in rows(db, "select * from submissions where game_id = ? and phase = ? and status != 'rejected' order by id",
+                    [game_id, number]):
+        out[row["player"]] = row
+    return out
+
+
 def submitted_players(db, game_id: str, number: int) -> set[str]:
     """The players with a submission for turn `number` that was not rejected outright."""
-    if not db["submissions"].exists():
+    if not has_table(db, "submissions"):
         return set()
     return {r[0] for r in db.execute(
         "select distinct player from submissions where game_id = ? and phase = ? and status != 'rejected'",
         [game_id, number]).fetchall()}
+
+
+def report_text(db, game_id: str, number: int, player_name: str | None) -> str | None:
+    """The stored text report of turn `number` for a player ('' or None: the public one)."""
+    row = db.execute("select text from reports where game_id = ? and phase = ? and player = ?",
+                     [game_id, number, player_name or ""]).fetchone()
+    return row[0] if row else None
+
+
+def outbox_counts(db, game_id: str | None = None) -> dict[str, int]:
+    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed."""
+    out = {"queued": 0, "sending": 0, "sent": 0, "failed": 0}
+    if not has_table(db, "outbox"):
+        return out
+    where, args = ("where game_id = ?", [game_id]) if game_id else ("", [])
+    for status, n in db.execute(f"select status, count(*) from outbox {where} group by status", args).fetchall():
+        out[status] = n
+    return out
+
+
+def turn_dir(turns: str | Path, game_id: str, number: int) -> Path:
+    """The GM's folder of one turn: order files dropped in, reports written out."""
+    return Path(turns) / game_id / str(number)

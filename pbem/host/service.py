@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
 import re
-import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 
 from pbem.core import engine
-from pbem.host import outbox, reporting, schedule, store
+from pbem.host import outbox, read, reporting, schedule, store
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
 from pbem.host.read import phase as _phase
@@ -52,6 +50,8 @@ def _check_name(kind: str, value: str) -> str:
 
 
 def new_password() -> str:
+    import secrets
+
     return f"{secrets.choice(WORDS)}-{secrets.choice(WORDS)}-{secrets.randbelow(90) + 10}"
 
 
@@ -229,12 +229,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
 
 def _latest(db, game_id: str, number: int) -> dict[str, dict]:
     """The submission that counts for each player: the last one not rejected."""
-    out: dict[str, dict] = {}
-    for row in db["submissions"].rows_where(
-        "game_id = ? and phase = ? and status != 'rejected'", [game_id, number], order_by="id"
-    ):
-        out[row["player"]] = row
-    return out
+    return read.latest_submissions(db, game_id, number)
 
 
 def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) -> list[Ack]:
@@ -452,55 +447,9 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
                                      "deadline": phase["deadline"]})
     return {"game": game_id, "from": game["phase"], "to": to, "archived": moved, "rollback_id": rb}
 
-# --- status and reports --------------------------------------------------------------------
-
-def status(db, game_id: str | None = None) -> dict:
-    """The state of one game or of all: a stable JSON shape, documented in the README."""
-    games = [_game(db, game_id)] if game_id else list(db["games"].rows_where(order_by="id"))
-    out = []
-    for game in games:
-        rules = get_rules(game["type"])
-        state = current_state(db, game)
-        asked = engine.active_players(rules, state)
-        latest = _latest(db, game["id"], game["phase"])
-        outcome = loads(game["outcome"])
-        out.append({
-            "id": game["id"],
-            "type": game["type"],
-            "title": rules.info.title,
-            "status": game["status"],
-            "turn": game["phase"],
-            "phase": state["flow"].get("phase"),
-            "players": [{"name": p["name"], "seat": p["seat"]} for p in _players(db, game["id"])],
-            "awaiting": [p for p in asked if p not in latest],
-            "submitted": sorted(p for p in latest if p in asked),
-            "deadline": game["deadline"],
-            "scores": rules.scores(state),
-            "seed_hash": game["seed_hash"],
-            "seed": game["seed"] if game["status"] == "finished" else None,
-            "winners": outcome["winners"] if outcome else [],
-            "mail": outbox.counts(db, game["id"]),  # outbox rows by status (queued, sending, sent, failed)
-        })
-    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "mail": outbox.counts(db)}
-
-
-def report(db, game_id: str, player: str | None = None, turn: int | None = None) -> str:
-    game = _game(db, game_id)
-    who = ""
-    if player:
-        who = _player(db, game_id, player)["name"]
-    number = turn if turn is not None else game["phase"]
-    row = db.execute(
-        "select text from reports where game_id = ? and phase = ? and player = ?", [game_id, number, who]
-    ).fetchone()
-    if not row:
-        raise NotFound(f"game '{game_id}' has no report for turn {number}; turns 1 to {game['phase']} exist")
-    return row[0]
-
-
 # --- autoplay and replay -------------------------------------------------------------------
 
-def bot_script(rules, state: dict, player: str, rng: random.Random, limit: int = 60) -> list[str]:
+def bot_script(rules, state: dict, player: str, rng, limit: int = 60) -> list[str]:
     """A random legal order script for `player` in this position: every seat's bot."""
     sim = engine.copy.deepcopy(state)
     prng = Rng("bot", "bot")
@@ -520,6 +469,8 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
     """Every seat plays random legal orders (through `submit`, as a GM would) until the game
     ends or `max_phases` turns are resolved. Reproducible: the bots' choices are seeded from
     the game seed and the turn."""
+    from random import Random
+
     game = _game(db, game_id)
     rules = get_rules(game["type"])
     results: list[Resolved] = []
@@ -530,7 +481,7 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
         for player in engine.active_players(rules, state):
             if player in latest:
                 continue
-            rng = random.Random(f"{game['seed']}/bot/{game['phase']}/{player}")
+            rng = Random(f"{game['seed']}/bot/{game['phase']}/{player}")
             lines = bot_script(rules, state, player, rng)
             text = "\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n"
             submit(db, game_id, player, text.encode(), source="bot", trusted=True)

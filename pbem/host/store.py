@@ -1,9 +1,7 @@
-"""The SQLite store, through sqlite-utils. Schema changes are `Migrations`; the store's
-schema version is the list of migrations applied (table `_sqlite_migrations`).
-
-Tables: games, players, phases (one state snapshot with its hash per phase opened),
-submissions (every raw input, kept forever), events, reports; inbox (every message ingested)
-and outbox (mail to send) since m002.
+"""Opening the SQLite store: `open_db` for everything that writes (through sqlite-utils, with
+the schema's migrations applied under the write lock: pbem.host.database), and `open_reader`
+for the commands that only read (`pbem status`, `pbem report`), through sqlite3 alone so
+they start fast. The read API (pbem.host.read) works on either.
 """
 
 from __future__ import annotations
@@ -15,119 +13,20 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-import sqlite_utils
-from sqlite_utils.migrations import Migrations
-
 from pbem.core.errors import PbemError
 
 DEFAULT_DB = "pbem.db"
-
-migrations = Migrations("pbem")
-
-
-@migrations()
-def m001_initial(db: sqlite_utils.Database) -> None:
-    db["games"].create(
-        {
-            "id": str, "type": str, "seed": str, "seed_hash": str, "options": str,
-            "schedule": str, "status": str, "phase": int, "deadline": str,
-            "created": str, "finished": str, "outcome": str,
-        },
-        pk="id",
-    )
-    db["players"].create(
-        {"game_id": str, "name": str, "email": str, "password": str, "seat": int, "bot": int},
-        pk=("game_id", "name"),
-        foreign_keys=[("game_id", "games", "id")],
-    )
-    db["phases"].create(
-        {
-            "game_id": str, "number": int, "state": str, "state_hash": str, "active": str,
-            "opened": str, "deadline": str, "resolved": str, "nmr": str, "used": str,
-        },
-        pk=("game_id", "number"),
-        foreign_keys=[("game_id", "games", "id")],
-    )
-    db["submissions"].create(
-        {
-            "id": int, "game_id": str, "phase": int, "player": str, "received": str,
-            "source": str, "raw": bytes, "sha256": str, "status": str, "ack": str,
-        },
-        pk="id",
-    )
-    db["submissions"].create_index(["game_id", "phase", "player"])
-    db["events"].create(
-        {"id": int, "game_id": str, "phase": int, "seq": int, "data": str}, pk="id"
-    )
-    db["events"].create_index(["game_id", "phase"])
-    db["reports"].create(
-        {"game_id": str, "phase": int, "player": str, "text": str},
-        pk=("game_id", "phase", "player"),
-    )
-
-
-@migrations()
-def m002_mail(db: sqlite_utils.Database) -> None:
-    """Mail in and out (pbem.mailin, pbem.mailout): every message ingested, raw bytes kept
-    forever with its one outcome; and the outbox of acknowledgements and reports to send."""
-    db["inbox"].create(
-        {
-            "id": int, "key": str, "content_sha256": str, "raw_sha256": str, "message_id": str,
-            "origin": str, "kind": str, "delivered": str, "ingested": str, "sender": str,
-            "subject": str, "size": int, "raw": bytes, "truncated": int, "outcome": str,
-            "reason": str, "game_id": str, "player": str, "submission_id": int, "outbox_id": int,
-        },
-        pk="id",
-    )
-    db["inbox"].create_index(["raw_sha256"])
-    db["inbox"].create_index(["key"])
-    db["outbox"].create(
-        {
-            "id": int, "created": str, "kind": str, "game_id": str, "phase": int, "player": str,
-            "to_addr": str, "subject": str, "body": str, "in_reply_to": str, "message_id": str,
-            "status": str, "attempts": int, "next_attempt": str, "claimed": str, "sent_at": str,
-            "last_error": str, "inbox_id": int,
-        },
-        pk="id",
-    )
-    db["outbox"].create_index(["status"])
-    db["outbox"].create_index(["game_id", "player"])
-
-
-@migrations()
-def m003_rollback_and_indexes(db: sqlite_utils.Database) -> None:
-    """`pbem rollback`: phases, events and reports set aside are kept in archive tables (with
-    the rollback they belong to); an index so `resolve --all` finds due games by SQL."""
-    db["rollbacks"].create({"id": int, "game_id": str, "to_phase": int, "from_phase": int, "at": str}, pk="id")
-    for name in ("phases", "events", "reports"):
-        columns = {col.name: col.type for col in db[name].columns}
-        db.execute(f"CREATE TABLE [{name}_archive] AS SELECT * FROM [{name}] WHERE 0")
-        db[f"{name}_archive"].add_column("rollback_id", int)
-        assert set(columns) <= {c.name for c in db[f"{name}_archive"].columns}
-    db["games"].create_index(["status", "deadline"])
-
-
-class Store(sqlite_utils.Database):
-    """sqlite-utils' Database whose outermost atomic() block is a write transaction that takes
-    the write lock first (BEGIN IMMEDIATE), so concurrent pbem processes wait their turn
-    instead of failing with "database is locked" when a read turns into a write."""
-
-    @contextmanager
-    def atomic(self):
-        if self.conn.in_transaction:
-            with super().atomic():
-                yield self
-        else:
-            with write_transaction(self):
-                yield self
-
+# The schema's migrations, in order (pbem.host.database defines them and checks this list).
+MIGRATIONS = ("m001_initial", "m002_mail", "m003_rollback_and_indexes")
 
 def db_path(path: str | None = None) -> str:
     return path or os.environ.get("PBEM_DB") or DEFAULT_DB
 
 
-def open_db(path: str | None = None) -> sqlite_utils.Database:
-    """Open (creating and migrating as needed) the store."""
+def open_db(path: str | None = None):
+    """Open (creating and migrating as needed) the store: a sqlite-utils Database."""
+    from pbem.host.database import Store, migrations
+
     target = db_path(path)
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
@@ -163,12 +62,50 @@ def _retrying(tries: int = 50):
             time.sleep(0.02 * (attempt + 1))
 
 
+class Reader:
+    """A store opened for reading through sqlite3 alone: `execute` and `conn`, as the read API
+    needs them (and nothing that writes: the commands that write use open_db)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str):
+        self.conn, self.path = conn, path
+
+    def execute(self, sql: str, parameters=None) -> sqlite3.Cursor:
+        return self.conn.execute(sql, parameters or [])
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def open_reader(path: str | None = None):
+    """The store for reading only, without sqlite-utils; falls back to `open_db` when the
+    store does not exist yet or still needs a migration (which writes)."""
+    target = db_path(path)
+    if target == ":memory:" or not Path(target).is_file():
+        return open_db(path)
+    try:
+        conn = sqlite3.connect(target)  # only read through: see Reader
+        conn.execute("PRAGMA busy_timeout = 30000")
+        applied = {r[0] for r in conn.execute("select name from _sqlite_migrations where migration_set = 'pbem'")}
+    except sqlite3.OperationalError as err:  # no migrations table yet: open_db makes it
+        if "no such table" not in str(err):
+            raise
+        return open_db(path)
+    except sqlite3.DatabaseError as err:
+        raise PbemError(f"{target} is not a pbem store ({err}); give another file with --db or PBEM_DB") from None
+    if not set(MIGRATIONS) <= applied:
+        conn.close()
+        return open_db(path)
+    return Reader(conn, target)
+
+
 @contextmanager
-def write_transaction(db: sqlite_utils.Database):
+def write_transaction(db):
     """A write transaction that takes the write lock first (BEGIN IMMEDIATE), so that
     concurrent pbem processes queue for it (busy timeout, then retries) instead of failing
     with "database is locked" halfway. Nested db.atomic() blocks become savepoints."""
     if db.conn.in_transaction:
+        import sqlite_utils
+
         with sqlite_utils.Database.atomic(db):
             yield db
         return
@@ -196,3 +133,12 @@ def dumps(value) -> str:
 
 def loads(text: str | None):
     return None if text is None else json.loads(text)
+
+
+def __getattr__(name: str):
+    """`migrations` and `Store` live in pbem.host.database (they need sqlite-utils)."""
+    if name in ("migrations", "Store"):
+        from pbem.host import database
+
+        return getattr(database, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

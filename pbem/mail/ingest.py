@@ -101,7 +101,6 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
     if any(r[0] == content for r in same_key):
         out.outcome, out.reason = "seen", "already ingested (same Message-ID and content)"
         return out
-    large = len(raw) > ctx.max_bytes
     row = {
         "key": key, "content_sha256": content, "raw_sha256": raw_sha, "message_id": mid, "origin": item.origin,
         "kind": item.kind, "delivered": schedule.iso(item.delivered) if item.delivered else None,

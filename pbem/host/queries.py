@@ -1,0 +1,56 @@
+"""The host's queries: what `pbem status` and `pbem report` show. They only read (through
+pbem.host.read), so they run on the light reader (`open_reader`) and import nothing of the
+writing side.
+"""
+
+from __future__ import annotations
+
+from pbem.core import engine
+from pbem.core.errors import NotFound
+from pbem.core.registry import get_rules
+from pbem.host import read, schedule
+from pbem.host.store import loads
+
+
+def status(db, game_id: str | None = None) -> dict:
+    """The state of one game or of all: a stable JSON shape, documented in the README."""
+    games = [read.game(db, game_id)] if game_id else read.games(db, order_by="id")
+    out = []
+    for game in games:
+        rules = get_rules(game["type"])
+        state = read.current_state(db, game)
+        asked = engine.active_players(rules, state)
+        latest = read.latest_submissions(db, game["id"], game["phase"])
+        outcome = loads(game["outcome"])
+        out.append({
+            "id": game["id"],
+            "type": game["type"],
+            "title": rules.info.title,
+            "status": game["status"],
+            "turn": game["phase"],
+            "phase": state["flow"].get("phase"),
+            "players": [{"name": p["name"], "seat": p["seat"]} for p in read.players(db, game["id"])],
+            "awaiting": [p for p in asked if p not in latest],
+            "submitted": sorted(p for p in latest if p in asked),
+            "deadline": game["deadline"],
+            "scores": rules.scores(state),
+            "seed_hash": game["seed_hash"],
+            "seed": game["seed"] if game["status"] == "finished" else None,
+            "winners": outcome["winners"] if outcome else [],
+            "mail": read.outbox_counts(db, game["id"]),  # outbox rows by status (queued, sending, sent, failed)
+        })
+    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "mail": read.outbox_counts(db)}
+
+
+def report(db, game_id: str, player: str | None = None, turn: int | None = None) -> str:
+    game = read.game(db, game_id)
+    who = ""
+    if player:
+        who = read.player(db, game_id, player)["name"]
+    number = turn if turn is not None else game["phase"]
+    row = db.execute(
+        "select text from reports where game_id = ? and phase = ? and player = ?", [game_id, number, who]
+    ).fetchone()
+    if not row:
+        raise NotFound(f"game '{game_id}' has no report for turn {number}; turns 1 to {game['phase']} exist")
+    return row[0]
