@@ -15,22 +15,6 @@ log = logging.getLogger("pbem.mail")
 
 MAX_LINE_CHARS = 1000  # longer lines are cut (orders are short; read_script rejects > 500)
 PLACEHOLDER_PASSWORDS = {"your-password-here", "<password>", "your-password", "yourpassword", "password"}
-GENERAL_HELP = """\
-pbem -- help
-
-This address takes orders for play-by-email games adjudicated by pbem. To send orders, reply
-to your latest turn report (or write a new message) with:
-
-GAME <game id>
-PLAYER <your name>
-PASSWORD <your password>
-<one order a line>
-END
-
-Put the game id in the subject as [GAME_ID] or on a GAME line. Send REPORT with your PASSWORD
-for your latest report again, or HELP with the game's [GAME_ID] in the subject for its order
-documentation. Game types: {types}.
-"""
 
 
 # --- the orders in a text ---------------------------------------------------------------------
