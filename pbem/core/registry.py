@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import sys
 import tomllib
+import types
 from functools import lru_cache
 from pathlib import Path
 
@@ -62,6 +63,10 @@ def load_module(game_type: str):
     package = f"pbem_games.{game_type.replace('-', '_')}"
     if package + ".rules" in sys.modules:
         return sys.modules[package + ".rules"]
+    if "pbem_games" not in sys.modules:  # the parent of every game package (`from . import x` needs it)
+        parent = types.ModuleType("pbem_games", "The game packages, loaded by pbem.core.registry.")
+        parent.__path__ = []
+        sys.modules["pbem_games"] = parent
     folder = games_dir() / game_type
     spec = importlib.util.spec_from_file_location(package, folder / "__init__.py",
                                                   submodule_search_locations=[str(folder)])
