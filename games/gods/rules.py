@@ -2,6 +2,37 @@
 
 Pure: state in, state and events out. The shape every game module has:
 game info constant, the Rules class (set-up, legal orders, apply, views, scores), registration.
+
+Where each section of the rules text (shared/rules/gods.md) is implemented (methods of GodsRules
+unless named otherwise; `apply "x"` is the branch of apply for the order x):
+  Components                  data.toml; _validate (72 hex cards, set-ups); setup builds the pile
+  Game concept                (the whole module)
+  Preparation                 setup (start player: option `start`; 2 crystals each; the set-up
+                              cards by number of players; the game end card among the bottom 3),
+                              _card_on_board
+  Course of the game          clockwise: turn_order in _end_action
+    1) Gather strength        _begin_turn
+    2) Lay out cards          _begin_turn (turning up the game end card: _finish)
+    3) Two actions            legal_orders, why_illegal, apply, _end_action; paying: _pay
+    4) Next player            _end_action
+  The actions in detail
+    a) Place a tribe          legal_orders, apply "tribe", _tribe_religion (the four cases),
+                              _adjacent_cards, _frontier_cards
+    b) Place a temple         legal_orders, apply "temple", _convert
+    c) Play other hex cards   Wasteland: apply "wasteland", _gain; Whirlwind: apply "whirlwind";
+                              Extra action: apply "keep"
+    d) Take an extra action   apply "extra" (no action counted: _end_action(counts=False))
+    e) Reposition wasteland   legal_orders (where it may go), apply "move"
+    f) Discard a card         apply "discard"; default_order (discards for a silent player)
+    (not in the text)         `pass`, only with an empty display: legal_orders, apply "pass"
+  Found a nation              _check_nations (after every action, from _end_action)
+  Game end                    the game end card: _begin_turn; nations of 3 colours or 4 nation
+                              cards: _may_end, apply "endgame"; the count and the temple
+                              penalty: scores; the winner, ties by crystals: _finish
+  Note                        no card on another: legal_orders, why_illegal; out of markers:
+                              apply "tribe", _convert; out of temples: legal_orders; out of
+                              victory point cards: _check_nations
+  Tactics                     (advice: nothing to implement)
 """
 
 from __future__ import annotations
