@@ -1,0 +1,176 @@
+"""Why an order is not legal: the message a player gets for a line that matches no legal
+order (legal_orders in rules.py stays the one source of truth; this only explains)."""
+
+from __future__ import annotations
+
+from .battle import attackers
+from .board import effect_hexes, geo_of, hex_dist, room_left, total
+from .population import raise_limits
+from .tables import KIND_STEP, STEP_NAMES, STEPS, Tables
+
+
+def why_illegal(tab: Tables, state: dict, player: str, typed: list[str]) -> str | None:
+    g = state["game"]
+    flow = state["flow"]
+    verb = typed[0]
+    if flow.get("over"):
+        return "the game is over"
+    if player in g["out"]:
+        return "you are out of the game"
+    phase = flow["phase"]
+    if player not in flow["active"] and not (phase == "setup" and verb == "start"):
+        return "it is not your turn"
+    hexes = [tok for tok in typed[1:] if "," in tok]
+    nums = [int(tok) for tok in typed[1:] if tok.isdigit()]
+    land = g["land"]
+    geo = geo_of(g)
+    if phase == "world":
+        return _world(tab, g, player, verb, hexes)
+    if phase == "setup":
+        if verb == "start" and hexes:
+            k = hexes[0]
+            c = land.get(k)
+            if c is None:
+                return f"{k} is not land" if k in geo.onmap else f"{k} is not on the map"
+            if c["terrain"] != "plains":
+                return f"{k} is {tab.terrain[c['terrain']]['name']}, not plains"
+            if total(c):
+                return f"{k} is taken"
+            return f"{k} is already on your list"
+        return "set-up: `start Q,R` (a plains hex)"
+    t = g["turn"]
+    if t["pending"]:
+        if t["pending"]["kind"] == "discard":
+            return f"you hold {len(g['hands'][player])} cards: discard down to {tab.r['hand_max']} first"
+        if verb == "carry":
+            pd = t["pending"]
+            return (f"{pd['dest']} has room for {room_left(land[pd['dest']], tab.tmax)} more counters; "
+                    f"{pd['src']} holds {land[pd['src']]['pop']} population and {land[pd['src']]['armies']} armies")
+        return "finish the Godspeed first: `carry N pop M armies` or `carry all`"
+    if t["step"] == "discard" and verb != "discard":
+        return f"you hold {len(g['hands'][player])} cards: discard down to {tab.r['hand_max']} first"
+    if verb == "discard":
+        return "you may discard only when your hand holds more than 7 cards"
+    if verb in ("put", "redraw", "start"):
+        return "the world and the set-up are done"
+    if verb == "carry":
+        return "there is no Godspeed to carry out"
+    step = KIND_STEP.get(verb)
+    if verb == "play" and len(typed) > 1 and typed[1].startswith("res"):
+        step = "battle_end"
+    if step and STEPS.index(step) < STEPS.index(t["step"]):
+        return (f"the {STEP_NAMES[step]} phase is over (now: {STEP_NAMES[t['step']]}); "
+                "orders must follow the turn sequence")
+    k = hexes[0] if hexes else None
+    c = land.get(k) if k else None
+    if k and k not in geo.onmap:
+        return f"{k} is not on the map"
+    if verb in ("temple", "raise", "disband", "attack") and k:
+        if c is None:
+            return f"{k} is water"
+        if c["owner"] != player:
+            return f"{k} is not yours"
+    if verb == "temple" and c:
+        if c["temple"]:
+            return f"{k} already has a temple"
+        if not tab.terrain[c["terrain"]]["temples"]:
+            return f"temples cannot be built in {tab.terrain[c['terrain']]['name']}"
+        if any(n in land and land[n]["temple"] for n in geo.nbrs[k]):
+            return f"{k} is next to a temple"
+        if c["pop"] < tab.r["temple_population"]:
+            return f"a temple needs {tab.r['temple_population']} population; {k} has {c['pop']}"
+    if verb == "raise" and c and nums:
+        left = raise_limits(g, player).get(k, 0)
+        return f"at most half the population of {k} may be raised this phase: {left} more"
+    if verb == "disband" and c and nums:
+        return f"{k} has {c['armies']} armies"
+    if verb == "attack" and len(hexes) >= 2:
+        dst = hexes[1]
+        d = land.get(dst)
+        if dst not in geo.nbrs.get(k, ()):
+            return f"{dst} is not next to {k}"
+        if d is None or d["owner"] is None:
+            return f"{dst} holds no enemy counters"
+        if d["owner"] == player:
+            return f"{dst} is your own"
+        if dst in effect_hexes(g, "sanctuary"):
+            return f"{dst} is a sanctuary this turn"
+        return f"{k} has {attackers(g, k)} armies that may still attack"
+    if verb == "move" and len(typed) > 2 and typed[2] not in ("pop", "armies") and (
+            typed[2].startswith("temple") or typed[2].startswith("monster")):
+        return "temples and monsters never move; move `pop` or `armies`"
+    if verb == "move" and len(hexes) >= 2:
+        return _move(tab, g, player, t, hexes)
+    if verb == "play" and len(typed) > 1:
+        return _play(tab, g, player, typed, hexes, k)
+    return None
+
+
+def _world(tab: Tables, g: dict, player: str, verb: str, hexes: list[str]) -> str:
+    land = g["land"]
+    geo = geo_of(g)
+    if verb == "redraw":
+        return "you have no redraws left" if g["world"]["redraws"][player] <= 0 else "the pile holds no other counter"
+    if verb == "put" and hexes:
+        k = hexes[0]
+        if k not in geo.onmap:
+            return f"{k} is not on the map"
+        if k in land:
+            return f"{k} already holds a {tab.terrain[land[k]['terrain']]['name']} counter"
+        if land and not any(n in land for n in geo.nbrs[k]):
+            return f"{k} is not next to a counter already placed"
+        return "a river valley must keep one side on the water (and no counter may close a river valley in)"
+    return "the world is being built: `put Q,R` or `redraw`"
+
+
+def _move(tab: Tables, g: dict, player: str, t: dict, hexes: list[str]) -> str:
+    land = g["land"]
+    geo = geo_of(g)
+    src, dst = hexes[0], hexes[1]
+    s, d = land.get(src), land.get(dst)
+    if s is None or s["owner"] != player:
+        return f"{src} is not yours"
+    if dst not in geo.nbrs.get(src, ()):
+        return f"{dst} is not next to {src}: counters move one hex"
+    if d is None:
+        return f"{dst} is water"
+    if d["blight"]:
+        return f"{dst} is blighted: no counters may enter"
+    if d["owner"] not in (None, player):
+        return f"{dst} belongs to {d['owner']}: take it in battle first"
+    came = t["arrived"].get(src, {})
+    return (f"{src} has {s['pop'] - came.get('pop', 0)} population and {s['armies'] - came.get('armies', 0)} armies "
+            f"free to move; {dst} has room for {room_left(d, tab.tmax)}")
+
+
+def _play(tab: Tables, g: dict, player: str, typed: list[str], hexes: list[str], k: str | None) -> str | None:
+    land = g["land"]
+    geo = geo_of(g)
+    card = next((c_ for c_ in tab.card_ids if c_.startswith(typed[1]) or c_.split("_")[0].startswith(typed[1])), None)
+    if card is None:
+        return f"there is no card '{typed[1]}'"
+    if card not in g["hands"][player]:
+        return f"you hold no {tab.cards[card]['name']} card"
+    if card == "abjuration":
+        return "Abjuration is a reaction: set it as a standing order, e.g. `abjure earthquake on my hexes`"
+    if card in ("alter_land", "create_land") and not g["reserve"]:
+        return "the terrain reserve is empty"
+    if card == "godspeed" and len(hexes) >= 2 and hexes[0] in land and hexes[1] in geo.onmap:
+        src, dst = hexes[0], hexes[1]
+        far = hex_dist(g, src, dst)
+        d = land.get(dst)
+        if land[src]["owner"] != player:
+            return f"{src} is not yours"
+        if far > tab.r["godspeed_range"]:
+            return f"{dst} is {far} hexes from {src}; Godspeed reaches {tab.r['godspeed_range']}"
+        if d is None:
+            return f"{dst} is water"
+        if d["blight"]:
+            return f"{dst} is blighted: no counters may enter"
+        if d["owner"] not in (None, player):
+            return f"{dst} belongs to {d['owner']}"
+        if room_left(d, tab.tmax) <= 0:
+            return f"{dst} is full"
+    if k:
+        return f"{tab.cards[card]['name']} cannot target {k}: {tab.cards[card]['text'].lower()}"
+    return None
