@@ -22,13 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pbem.core import engine
+from pbem.core import engine  # noqa: E402
 from pbem import host, render  # noqa: E402
-
-render.install()
 from pbem.core.orders import read_script  # noqa: E402
 from pbem.core.registry import game_types, get_rules  # noqa: E402
 from pbem.host.store import open_db  # noqa: E402
+
+render.install()
 
 PLAYERS = ["p1", "p2", "p3", "p4", "p5", "p6"]
 

@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from pbem.core import engine, registry
+from pbem.core import engine, registry  # noqa: E402
 from pbem import host, render  # noqa: E402
-
-render.install()
 from pbem.host.store import open_db  # noqa: E402
 from toy_sealed import SealedAuction  # noqa: E402
+
+render.install()
 
 
 class Marathon(SealedAuction):

@@ -26,11 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pbem.mail import ingest as mail_ingest
+from pbem.mail import ingest as mail_ingest  # noqa: E402
 from pbem import host, render  # noqa: E402
+from pbem.host.store import open_db  # noqa: E402
 
 render.install()
-from pbem.host.store import open_db  # noqa: E402
 
 GAMES = 20
 

@@ -23,12 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pbem.site import publish as site_publish
+from pbem.site import publish as site_publish  # noqa: E402
 from pbem import host, render  # noqa: E402
-
-render.install()
 from pbem.core.registry import get_rules  # noqa: E402
 from pbem.host.store import open_db  # noqa: E402
+
+render.install()
 
 DEFAULT_OPTIONS = {"deity": {"rounds": "0"}}  # Deity: no round limit, so one game runs long
 

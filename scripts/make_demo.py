@@ -18,12 +18,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pbem.core import engine
 from pbem import host, render  # noqa: E402
-
-render.install()
+from pbem.core import engine  # noqa: E402
 from pbem.core.registry import get_rules  # noqa: E402
 from pbem.host.store import open_db  # noqa: E402
+
+render.install()
 
 DEMOS = [
     # (game type, game id, players, seed[, game options])

@@ -23,9 +23,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
 from pbem import host, render  # noqa: E402
+from pbem.host.store import open_db  # noqa: E402
 
 render.install()
-from pbem.host.store import open_db  # noqa: E402
 
 ALICE = "amber-anvil-11"
 BOB = "birch-cedar-22"
