@@ -325,8 +325,10 @@ def status(
         if g["status"] == "finished":
             typer.echo(f"{g['id']} ({g['title']}): finished after turn {g['turn'] - 1}; winner(s) {', '.join(g['winners'])}; scores {scores}")
             continue
+        unready = "".join(f"; not ready: {p} ({why})" for p, why in g.get("not_ready", {}).items())
+        awaiting = ", ".join(g["awaiting"]) or ("nobody" if unready else "nobody (ready to resolve)")
         typer.echo(
-            f"{g['id']} ({g['title']}): turn {g['turn']}, awaiting {', '.join(g['awaiting']) or 'nobody (ready to resolve)'}; "
+            f"{g['id']} ({g['title']}): turn {g['turn']}, awaiting {awaiting}{unready}; "
             f"deadline {g['deadline'] or 'none'}; scores {scores}"
         )
     mail = data.get("mail") or {}

@@ -85,7 +85,7 @@ def resolve_and_check_alices_orders_counted(cli, db, lines):
 @pytest.mark.parametrize(
     "body, expect",
     [
-        ("tribe\n", r"line +\d+: REJECTED .*line \d+, column \d+"),
+        ("tribe\n", r"line +\d+: REJECTED  column \d+: "),  # the line is named once, not twice
         ("temple here\n", r"line +\d+: REJECTED .*'temple here'"),
         ("discard green green green green\n", r"line +\d+: REJECTED"),
         ("move 0,0 ->\n", r"line +\d+: REJECTED .*'move 0,0 ->'"),
@@ -102,11 +102,16 @@ def test_malformed_lines_are_rejected_with_line_and_column(cli, tmp_path, game, 
     r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], []) + body)
     clean(r, 2)
     assert re.search(expect, r.stdout), r.stdout
+    assert not re.search(r"REJECTED .*line \d+, column", r.stdout)  # each line is named once
     assert "0 accepted, 1 rejected." in r.stdout
     row = assert_only_logged(db, before, 1)
     assert row["status"] == "partial"
-    # a partly rejected submission replaces the earlier one (the last submission wins)
-    assert cli("resolve", "g1").exit_code == 0
+    # a partly rejected submission replaces the earlier one (the last submission wins), but
+    # does not make its player ready: the turn waits for corrected orders until its deadline
+    r = cli("resolve", "g1")
+    assert r.exit_code == 0 and "waiting for alice (lines rejected" in r.stdout, r.stdout
+    assert db["phases"].get(("g1", 1))["resolved"] is None
+    assert cli("resolve", "g1", "--force").exit_code == 0
     assert loads(db["phases"].get(("g1", 1))["used"]) == {"alice": row["id"]}
 
 

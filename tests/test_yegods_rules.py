@@ -263,20 +263,22 @@ def test_bad_orders_get_clear_messages_quoting_the_input():
     assert all("line" in a.reason and a.status == "rejected" for a in acks)
 
 
-def test_a_line_after_a_holy_war_is_accepted_if_the_dice_allow():
+def test_a_line_after_a_holy_war_is_rejected_when_no_dice_could_make_it_legal():
     owner = {**started()["game"]["owner"], "italia": "jupiter", "illyricum": "odin", "dacia": "odin"}
     state = a_turn(board={"italia": {"jupiter": 4}, "illyricum": {"odin": 3, "jupiter": 1}, "dacia": {"odin": 1}},
                    owner=owner)
-    # attacking Dacia from Illyricum needs Illyricum worshippers able to fight: only if Italia
-    # won (and advanced) can that be; the check cannot know, so it says so
+    # Jupiter holds no Temple card whatever the dice; and Illyricum keeps its one worshipper of
+    # Jupiter whoever wins in it (condition 1 wants 2): the dice cannot save either line
     acks = engine.check_script(RULES, state, "jupiter", script(
-        "holywar italia -> illyricum", "play temple 3 italia", "holywar illyricum -> dacia"))
+        "holywar italia -> illyricum", "play temple 3 italia", "holywar illyricum -> dacia", "buy priest",
+        "move 1 italia -> illyricum"))
     assert acks[0].status == "accepted" and not acks[0].reason
-    assert acks[1].status == "accepted" and "depends on earlier dice" in acks[1].reason
-    assert acks[2].status == "accepted" and "depends on earlier dice" in acks[2].reason
-    # without a die rolled first, the same illegal line is simply rejected
+    assert acks[1].status == "rejected" and "holds no Temple" in acks[1].reason
+    assert acks[2].status == "rejected" and "condition 1" in acks[2].reason
+    assert acks[3].status == "rejected" and acks[4].status == "rejected"  # buying and moving come before Holy Wars
+    # without a die rolled first, the same illegal line is rejected for the same reason
     acks = engine.check_script(RULES, state, "jupiter", script("play temple 3 italia"))
-    assert acks[0].status == "rejected"
+    assert acks[0].status == "rejected" and "holds no Temple" in acks[0].reason
 
 
 def test_a_submission_check_cannot_see_other_hands_or_the_deck():
@@ -298,7 +300,8 @@ def test_a_submission_check_cannot_see_other_hands_or_the_deck():
             for deck, odin in [([35], [15, 27]), ([27], [15, 35]), ([15], [35, 27])]]
     assert acks[0] == acks[1] == acks[2]
     assert acks[0][0].status == "accepted"
-    assert "depends on earlier dice or hidden cards" in acks[0][2].reason   # after a draw: if the cards allow
+    assert "depends on earlier dice or hidden cards" in acks[0][1].reason   # a Saint only if the card drawn is one
+    assert acks[0][2].status == "rejected"  # Odin has no worshippers in Italia to convert, whatever is drawn
     res = resolve(state, {"jupiter": ["buy card", "saint italia"]})
     assert any(e["type"] == "saint" and e["at"] == "italia" for e in res.events)
 

@@ -207,24 +207,58 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> t
     return order, rules.apply(state, player, order, rng), is_standing
 
 
-def check_script(rules: Rules, state: dict, player: str, script: Script, seed: str = "preview") -> list[LineResult]:
-    """Check a submission against the current position, line by line, without changing it.
-    Each line is checked in the position the previous accepted lines lead to."""
+CHECK_WORLDS = 12  # independent dice streams (and fillings of the hidden cards) a submission is checked in
+
+
+def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rng) -> list[tuple[Order | None, OrderError | None, bool]]:
+    """One play-through of a script in a copy of the position: for each line, the order it
+    matched (or the error), and whether dice or hidden cards had been met before it."""
     sim = rules.preview_state(copy.deepcopy(state), player)
-    rng = Rng(f"check:{seed}", "preview")
-    results = []
+    out = []
     for line in script.lines:
+        uncertain = rng.counter > 0
         try:
             order, _, _ = _run_line(rules, sim, player, line, rng)
-            results.append(LineResult(line.number, line.text, "accepted", order.text))
+            out.append((order, None, uncertain))
         except OrderError as err:
             err.line, err.text = line.number, line.text
-            if isinstance(err, IllegalOrderError) and rng.counter > 0:
-                # An earlier line rolled dice; whether this one is legal depends on them.
-                results.append(LineResult(line.number, line.text, "accepted", line.text,
-                                          reason=f"depends on earlier dice or hidden cards: {err.message}"))
+            out.append((None, err, uncertain))
+    return out
+
+
+def check_script(rules: Rules, state: dict, player: str, script: Script, seed: str = "preview",
+                 worlds: int = CHECK_WORLDS) -> list[LineResult]:
+    """Check a submission against the current position, line by line, without changing it.
+    Each line is checked in the position the previous lines lead to, as at resolution.
+
+    Until a line rolls dice or meets a hidden card, every outcome is certain. After that, the
+    script is played through in `worlds` independent dice streams (each with its own filling
+    of the cards the player cannot see): a later line illegal in all of them is rejected with
+    its reason; legal in some but not all, it is accepted "if the dice allow"; legal in all,
+    accepted. So no line is hedged that no dice could save."""
+    first = _check_world(rules, state, player, script, Rng(f"check:{seed}", "preview"))
+    others: list[list] = []
+    if any(uncertain for _, _, uncertain in first):
+        others = [_check_world(rules, state, player, script, Rng(f"check:{seed}:{k}", "preview")) for k in range(1, worlds)]
+    results = []
+    for i, line in enumerate(script.lines):
+        order, err, uncertain = first[i]
+        outcomes = [first[i]] + [w[i] for w in others]
+        legal_in = [o for o, e, _ in outcomes if o is not None]
+        if not uncertain or not others:
+            if order is not None:
+                results.append(LineResult(line.number, line.text, "accepted", order.text))
             else:
                 results.append(LineResult(line.number, line.text, "rejected", reason=err.located()))
+        elif len(legal_in) == len(outcomes):
+            results.append(LineResult(line.number, line.text, "accepted", order.text))
+        elif legal_in:
+            why = err if err is not None else next(e for o, e, _ in outcomes if e is not None)
+            shown = order.text if order is not None else legal_in[0].text
+            results.append(LineResult(line.number, line.text, "accepted", shown,
+                                      reason=f"depends on earlier dice or hidden cards: {why.message}"))
+        else:
+            results.append(LineResult(line.number, line.text, "rejected", reason=err.located()))
     return results
 
 

@@ -79,6 +79,7 @@ class Script:
     game: str | None = None
     player: str | None = None
     password: str | None = None
+    ready: bool = False  # a READY line: "take these orders as they are", rejected lines and all
     lines: list[Line] = field(default_factory=list)
     header_errors: list[str] = field(default_factory=list)
 
@@ -154,6 +155,9 @@ def read_script(text: str) -> Script:
         keyword = head.lower()
         if keyword == "end" and not rest.strip():
             break
+        if keyword == "ready" and not rest.strip():
+            script.ready = True
+            continue
         if keyword in HEADERS:
             value = rest.strip()
             if not value:

@@ -104,6 +104,14 @@ def m003_rollback_and_indexes(db: sqlite_utils.Database) -> None:
     db["games"].create_index(["status", "deadline"])
 
 
+@migrations()
+def m004_ready(db: sqlite_utils.Database) -> None:
+    """A submission is *ready* when none of its lines was rejected, or its READY line takes it
+    as it is; a turn resolves before its deadline only when every player asked is ready."""
+    db["submissions"].add_column("ready", int, not_null_default=0)
+    db.execute("update submissions set ready = 1 where status = 'accepted'")
+
+
 class Store(sqlite_utils.Database):
     """sqlite-utils' Database whose outermost atomic() block is a write transaction that takes
     the write lock first (BEGIN IMMEDIATE), so concurrent pbem processes wait their turn

@@ -32,6 +32,9 @@ def status(db, game_id: str | None = None) -> dict:
             "players": [{"name": p["name"], "seat": p["seat"]} for p in read.players(db, game["id"])],
             "awaiting": [p for p in asked if p not in latest],
             "submitted": sorted(p for p in latest if p in asked),
+            # who sent orders but is not ready (lines rejected, no READY), and why
+            "not_ready": {p: why for p, why in read.not_ready(db, game["id"], game["phase"], asked, latest).items()
+                          if why != "no orders"},
             "deadline": game["deadline"],
             "scores": rules.scores(state),
             "seed_hash": game["seed_hash"],

@@ -103,6 +103,20 @@ def latest_submissions(db, game_id: str, number: int) -> dict[str, dict]:
     return out
 
 
+def not_ready(db, game_id: str, number: int, asked: list[str], latest: dict[str, dict] | None = None) -> dict[str, str]:
+    """The players asked in turn `number` who are not ready, each with why: no orders yet, or
+    lines rejected in their latest orders (and no READY to take them as they are)."""
+    latest = latest_submissions(db, game_id, number) if latest is None else latest
+    out = {}
+    for p in asked:
+        row = latest.get(p)
+        if row is None:
+            out[p] = "no orders"
+        elif not row.get("ready"):
+            out[p] = "lines rejected; send corrected orders, or READY to keep them"
+    return out
+
+
 def submitted_players(db, game_id: str, number: int) -> set[str]:
     """The players with a submission for turn `number` that was not rejected outright."""
     if not has_table(db, "submissions"):

@@ -135,10 +135,23 @@ class Ack:
     lines: list[LineResult] = field(default_factory=list)
     reason: str = ""
     submission_id: int | None = None
+    confirmed: bool = False  # the orders carry a READY line
+
+    @property
+    def ready(self) -> bool:
+        """Whether these orders let the turn resolve before its deadline: none rejected, or
+        taken as they are with READY."""
+        return self.status == "accepted" or (self.status == "partial" and self.confirmed)
 
     @property
     def ok(self) -> bool:
         return self.status == "accepted"
+
+    @staticmethod
+    def _why(r: LineResult) -> str:
+        """A line's reason without its line number: the acknowledgement names each line once."""
+        prefix = f"line {r.number}, "
+        return r.reason[len(prefix):] if r.reason.startswith(prefix) else r.reason
 
     @property
     def text(self) -> str:
@@ -147,7 +160,7 @@ class Ack:
         if self.status == "rejected":
             out.append(f"REJECTED: {self.reason}")
             out.append("Nothing was changed; any earlier orders you sent for this turn still stand.")
-            out += [f"line {r.number:>3}: REJECTED  {r.reason}" for r in self.lines if r.status != "accepted"]
+            out += [f"line {r.number:>3}: REJECTED  {self._why(r)}" for r in self.lines if r.status != "accepted"]
             return "\n".join(out) + "\n"
         for r in self.lines:
             if r.status == "accepted" and r.reason:
@@ -155,15 +168,19 @@ class Ack:
             elif r.status == "accepted":
                 out.append(f"line {r.number:>3}: accepted  {r.order}")
             else:
-                out.append(f"line {r.number:>3}: REJECTED  {r.reason}")
+                out.append(f"line {r.number:>3}: REJECTED  {self._why(r)}")
         accepted = sum(1 for r in self.lines if r.status == "accepted")
         rejected = len(self.lines) - accepted
         if not self.lines:
             out.append("(no orders: the game's default orders will be used for you)")
         out.append(f"{accepted} accepted, {rejected} rejected.")
         out.append("These orders replace any you sent earlier for this turn; send again to change them before the deadline.")
-        if rejected:
-            out.append("Rejected lines will be skipped when the turn is resolved.")
+        if rejected and self.confirmed:
+            out.append("READY: you take these orders as they are; the rejected lines will be skipped when the turn is resolved.")
+        elif rejected:
+            out.append("You are NOT READY while lines are rejected: the turn waits for your corrected orders until its "
+                       "deadline (then the rejected lines are skipped). To keep these orders as they are, send them "
+                       "again with a line READY.")
         return "\n".join(out) + "\n"
 
 
@@ -174,7 +191,9 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     The raw bytes are kept whatever happens. `trusted` (the GM typing orders in, or files the
     GM dropped into turns/) waives the password; a PASSWORD line, if present, must be right.
     It also waives the deadline: the GM collects files as they arrive and resolves after the
-    deadline, so a file the GM put in the turn folder is on time by the GM's word.
+    deadline, so a file the GM put in the turn folder is on time by the GM's word. And the GM's
+    entries count as ready as they are: only a player's own orders with a rejected line (and no
+    READY) keep a turn from resolving before its deadline.
 
     Mail (pbem.mailin): `delivered` is when the message reached the GM's mailbox (the deadline
     is checked against it, never later than now); `mail` ({"to", "in_reply_to", "inbox_id"})
@@ -208,6 +227,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         state = current_state(db, game)
         ack.lines = engine.check_script(rules, state, player, script)
         ack.status = "accepted" if all(r.status == "accepted" for r in ack.lines) else "partial"
+        ack.confirmed = script.ready or trusted  # the GM's own entries (and bot seats) are taken as they are
         if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
             ack.status = "rejected"
             asked = engine.active_players(rules, state)
@@ -220,7 +240,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         ack.submission_id = db["submissions"].insert({
             "game_id": game_id, "phase": number, "player": player, "received": received,
             "source": source, "raw": raw, "sha256": hashlib.sha256(raw).hexdigest(),
-            "status": ack.status, "ack": ack.text,
+            "status": ack.status, "ack": ack.text, "ready": int(ack.ready),
         }).last_pk
         if mail is not None:
             outbox.queue_ack(db, ack, mail)  # mail: the acknowledgement goes out with the submission
@@ -323,10 +343,11 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     collect_turn_files(db, game_id, number, turns)
     asked = engine.active_players(rules, state)
     latest = _latest(db, game_id, number)
-    missing = [p for p in asked if p not in latest]
+    unready = read.not_ready(db, game_id, number, asked, latest)
     due = bool(phase["deadline"]) and schedule.now() >= schedule.parse_time(phase["deadline"])
-    if missing and not (force or due):
-        return Resolved(game_id, number, "waiting", f"waiting for {', '.join(missing)}"), None
+    if unready and not (force or due):
+        return Resolved(game_id, number, "waiting", "waiting for " + ", ".join(
+            p if why == "no orders" else f"{p} ({why})" for p, why in unready.items())), None
     scripts: dict[str, Script | None] = {p: None for p in asked}
     for p, row in latest.items():
         scripts[p] = read_script(decode(row["raw"]))
@@ -365,8 +386,9 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
 
 def due_games(db, turns: str | Path | None = None) -> list[str]:
     """The running games that may resolve now, found by SQL so that the cost follows the
-    due games, not the size of the store: a deadline passed, every asked player has
-    submitted, or (with a turns folder) an order file waits for the current turn."""
+    due games, not the size of the store: a deadline passed, every asked player is ready
+    (their latest orders have no rejected line, or carry READY), or (with a turns folder) an
+    order file waits for the current turn."""
     now = schedule.iso(schedule.now())
     rows = db.execute(
         """
@@ -375,8 +397,9 @@ def due_games(db, turns: str | Path | None = None) -> list[str]:
           (g.deadline IS NOT NULL AND g.deadline <= ?)
           OR NOT EXISTS (
             SELECT 1 FROM json_each(p.active) a WHERE NOT EXISTS (
-              SELECT 1 FROM submissions s WHERE s.game_id = g.id AND s.phase = g.phase
-                AND s.player = a.value AND s.status != 'rejected')))
+              SELECT 1 FROM submissions s WHERE s.ready = 1 AND s.id = (
+                SELECT max(s2.id) FROM submissions s2 WHERE s2.game_id = g.id AND s2.phase = g.phase
+                  AND s2.player = a.value AND s2.status != 'rejected'))))
         """,
         [now],
     ).fetchall()

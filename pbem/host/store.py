@@ -17,7 +17,7 @@ from pbem.core.errors import PbemError
 
 DEFAULT_DB = "pbem.db"
 # The schema's migrations, in order (pbem.host.database defines them and checks this list).
-MIGRATIONS = ("m001_initial", "m002_mail", "m003_rollback_and_indexes")
+MIGRATIONS = ("m001_initial", "m002_mail", "m003_rollback_and_indexes", "m004_ready")
 
 def db_path(path: str | None = None) -> str:
     return path or os.environ.get("PBEM_DB") or DEFAULT_DB
