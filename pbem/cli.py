@@ -104,6 +104,10 @@ class PbemGroup(TyperGroup):
             raise typer.Exit(1) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt, BrokenPipeError):
             raise
+        except OSError as err:  # the machine said no (a full disk, a missing folder): not a bug of ours
+            where = f" ({err.filename})" if getattr(err, "filename", None) else ""
+            typer.echo(f"pbem: {err.strerror or err}{where}", err=True)
+            raise typer.Exit(1) from None
         except Exception as err:
             if _is_usage_error(err) or os.environ.get("PBEM_DEBUG"):
                 raise  # click prints the usage and exits 2
@@ -119,6 +123,7 @@ app = typer.Typer(
     "under ./turns (--turns or PBEM_TURNS).",
     no_args_is_help=True,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -132,10 +137,24 @@ class Settings:
 settings = Settings()
 
 
+def _version(wanted: bool) -> None:
+    if not wanted:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        typer.echo(f"pbem {version('pbem')}")
+    except PackageNotFoundError:
+        typer.echo("pbem (not installed)")
+    raise typer.Exit(0)
+
+
 @app.callback()
 def _global(
-    db: Optional[str] = typer.Option(None, "--db", envvar="PBEM_DB", help="SQLite store (default ./pbem.db)."),
-    turns: str = typer.Option("turns", "--turns", envvar="PBEM_TURNS", help="Folder of order files and reports."),
+    db: Optional[str] = typer.Option(None, "--db", envvar="PBEM_DB", metavar="FILE", help="SQLite store (default ./pbem.db)."),
+    turns: str = typer.Option("turns", "--turns", envvar="PBEM_TURNS", metavar="DIR", help="Folder of order files and reports."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=lambda v: _version(v),
+                                 help="Print pbem's version and exit."),
 ) -> None:
     settings.db = db
     settings.turns = turns
@@ -169,7 +188,7 @@ def _fail(message: str, code: int = 1) -> None:
 
 
 @app.command()
-def rules(game_type: Optional[str] = typer.Argument(None, help="A game type; omit to list them.")) -> None:
+def rules(game_type: Optional[str] = typer.Argument(None, metavar="GAME_TYPE", help="A game type; omit to list them.")) -> None:
     """List the game types, or print one game's order documentation.
 
     Example: pbem rules gods
@@ -187,14 +206,14 @@ def rules(game_type: Optional[str] = typer.Argument(None, help="A game type; omi
 
 @app.command()
 def new(
-    game_type: str = typer.Argument(..., help="Game type, e.g. gods (see `pbem rules`)."),
-    game_id: str = typer.Argument(..., help="A new game id: lower-case letters, digits, - and _."),
-    player: List[str] = typer.Option(..., "--player", "-p", help="NAME or NAME:EMAIL, once per seat, in seat order."),
-    seed: Optional[str] = typer.Option(None, help="RNG seed (default: random). Its SHA-256 is published now, the seed at the end."),
-    option: List[str] = typer.Option([], "--option", "-o", help="Game option K=V (see `pbem rules TYPE`)."),
-    every: Optional[str] = typer.Option(None, help="Deadline schedule: each turn lasts this long, e.g. 72h or 3d."),
-    at: Optional[str] = typer.Option(None, help="...moved to this local time of day, e.g. 20:00."),
-    tz: Optional[str] = typer.Option(None, help="...in this time zone, e.g. Europe/London (default UTC)."),
+    game_type: str = typer.Argument(..., metavar="GAME_TYPE", help="Game type, e.g. gods (see `pbem rules`)."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="A new game id: lower-case letters, digits, - and _."),
+    player: List[str] = typer.Option(..., "--player", "-p", metavar="NAME[:EMAIL]", help="NAME or NAME:EMAIL, once per seat, in seat order."),
+    seed: Optional[str] = typer.Option(None, metavar="SEED", help="RNG seed (default: random). Its SHA-256 is published now, the seed at the end."),
+    option: List[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help="Game option K=V (see `pbem rules TYPE`)."),
+    every: Optional[str] = typer.Option(None, metavar="DURATION", help="Deadline schedule: each turn lasts this long, e.g. 72h or 3d."),
+    at: Optional[str] = typer.Option(None, metavar="HH:MM", help="...moved to this local time of day, e.g. 20:00."),
+    tz: Optional[str] = typer.Option(None, metavar="ZONE", help="...in this time zone, e.g. Europe/London (default UTC)."),
 ) -> None:
     """Create a game, open turn 1 and write its reports. Prints each player's password.
 
@@ -219,11 +238,11 @@ def new(
     typer.echo(f"turn 1 reports: {Path(settings.turns) / g['id'] / '1' / 'reports'}")
 
 
-@app.command()
+@app.command(short_help="Submit a player's orders and print the acknowledgement.")
 def submit(
-    game_id: str = typer.Argument(..., help="The game."),
-    player: str = typer.Argument(..., help="The player whose orders these are."),
-    file: str = typer.Argument(..., help="Order file, or - for standard input."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    player: str = typer.Argument(..., metavar="PLAYER", help="The player whose orders these are."),
+    file: str = typer.Argument(..., metavar="FILE", help="Order file, or - for standard input."),
     gm: bool = typer.Option(False, "--gm", help="The GM enters these orders: no PASSWORD line needed, and the deadline is not enforced."),
 ) -> None:
     """Submit a player's orders for the current turn and print the acknowledgement.
@@ -248,9 +267,9 @@ def submit(
         raise typer.Exit(2)
 
 
-@app.command()
+@app.command(short_help="Resolve the turns that are due (everyone ready, or deadline passed).")
 def resolve(
-    game_ids: List[str] = typer.Argument(None, help="Games to resolve (default: all running games)."),
+    game_ids: List[str] = typer.Argument(None, metavar="GAME_ID...", help="Games to resolve (default: all running games)."),
     all_games: bool = typer.Option(False, "--all", help="Resolve every running game (the default without GAME_IDs)."),
     force: bool = typer.Option(False, "--force", help="Resolve the current turn now: missing players get default orders (NMR)."),
     preview: bool = typer.Option(False, "--preview", help="Show the next turn's full result (every report) without committing or sending anything."),
@@ -284,8 +303,8 @@ def resolve(
 
 @app.command()
 def rollback(
-    game_id: str = typer.Argument(..., help="The game."),
-    to: int = typer.Option(..., "--to", help="The turn to go back to (its orders are taken again)."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    to: int = typer.Option(..., "--to", metavar="N", help="The turn to go back to (its orders are taken again)."),
 ) -> None:
     """Set a game back to the opening of turn N, to fix a mistake.
 
@@ -301,9 +320,9 @@ def rollback(
                + ", ".join(f"{n} {t}" for t, n in r["archived"].items()))
 
 
-@app.command()
+@app.command(short_help="Each game's turn, who is awaited or not ready, deadline, scores.")
 def status(
-    game_id: Optional[str] = typer.Argument(None, help="One game (default: all)."),
+    game_id: Optional[str] = typer.Argument(None, metavar="GAME_ID", help="One game (default: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the stable JSON documented in the README."),
 ) -> None:
     """Show each game's turn, who is awaited, the deadline and the scores.
@@ -339,9 +358,9 @@ def status(
 
 @app.command()
 def report(
-    game_id: str = typer.Argument(..., help="The game."),
-    player: Optional[str] = typer.Option(None, "--player", help="A player's private report (default: the public one)."),
-    turn: Optional[int] = typer.Option(None, "--turn", help="Turn number (default: the current turn)."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    player: Optional[str] = typer.Option(None, "--player", metavar="PLAYER", help="A player's private report (default: the public one)."),
+    turn: Optional[int] = typer.Option(None, "--turn", metavar="N", help="Turn number (default: the current turn)."),
 ) -> None:
     """Print a turn report: the public one, or a player's private one.
 
@@ -352,10 +371,10 @@ def report(
     typer.echo(stored_report(_reader(), game_id, player, turn), nl=False)
 
 
-@app.command()
+@app.command(short_help="Let bots play every seat (test games; mails the players).")
 def autoplay(
-    game_id: str = typer.Argument(..., help="The game."),
-    max_phases: Optional[int] = typer.Option(None, "--max-phases", help="Stop after this many turns."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    max_phases: Optional[int] = typer.Option(None, "--max-phases", metavar="N", help="Stop after this many turns."),
 ) -> None:
     """Let every seat play random legal orders until the game ends (or --max-phases).
 
@@ -369,9 +388,9 @@ def autoplay(
     typer.echo(f"{game_id}: {len(done)} turns resolved" + (f"; {last.detail}" if last else ""))
 
 
-@app.command()
+@app.command(short_help="Re-run stored history and check every state hash.")
 def replay(
-    game_id: Optional[str] = typer.Argument(None, help="The game (default: every game in the store)."),
+    game_id: Optional[str] = typer.Argument(None, metavar="GAME_ID", help="The game (default: every game in the store)."),
     verify: bool = typer.Option(True, "--verify/--no-verify", help="Compare every snapshot hash (the default)."),
 ) -> None:
     """Re-run stored history from the seed and the stored orders; check every snapshot hash.
@@ -396,9 +415,9 @@ def replay(
 
 @app.command()
 def publish(
-    out: str = typer.Option(..., "--out", help="Folder to write the site into (created if missing)."),
-    game_ids: List[str] = typer.Argument(None, help="Games to publish (default: every game in the store)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="Where the site will be served, e.g. https://example.org/pbem/ (makes the feed's links absolute)."),
+    out: str = typer.Option(..., "--out", metavar="DIR", help="Folder to write the site into (created if missing)."),
+    game_ids: List[str] = typer.Argument(None, metavar="GAME_ID...", help="Games to publish (default: every game in the store)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", metavar="URL", help="Where the site will be served, e.g. https://example.org/pbem/ (makes the feed's links absolute)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line, not each file written."),
 ) -> None:
     """Render every game as a static website: public reports only. Rewrites only what changed.
@@ -421,10 +440,10 @@ def publish(
                f"({result.games} game{'s' if result.games != 1 else ''}) in {result.out}")
 
 
-@app.command()
+@app.command(short_help="Read players' mail: take the orders, queue acknowledgements.")
 def ingest(
-    paths: List[str] = typer.Argument(..., help="Maildir folders, mbox files, .eml files, or folders of these and of order files."),
-    config: Optional[str] = typer.Option(None, "--config", envvar="PBEM_CONFIG", help="pbem.toml with a [mail] table (default ./pbem.toml): its from= address marks our own mail."),
+    paths: List[str] = typer.Argument(..., metavar="PATH...", help="Maildir folders, mbox files, .eml files, or folders of these and of order files."),
+    config: Optional[str] = typer.Option(None, "--config", envvar="PBEM_CONFIG", metavar="FILE", help="pbem.toml with a [mail] table (default ./pbem.toml): its from= address marks our own mail."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the tally."),
 ) -> None:
     """Read players' mail: store every message, take the orders in it, queue acknowledgements.
@@ -445,20 +464,20 @@ def ingest(
     typer.echo(tally.summary())
 
 
-@app.command()
+@app.command(short_help="Deliver the outbox through SMTP, each message once.")
 def send(
     dry_run: Optional[str] = typer.Option(None, "--dry-run", metavar="DIR", help="Write the queued messages as DIR/*.eml instead of sending them."),
     mark_sent: bool = typer.Option(False, "--mark-sent", help="With --dry-run: mark the written messages sent (you send them by hand)."),
-    smtp_host: Optional[str] = typer.Option(None, "--smtp-host", help="SMTP server (env PBEM_SMTP_HOST; default localhost)."),
-    smtp_port: Optional[int] = typer.Option(None, "--smtp-port", help="SMTP port (env PBEM_SMTP_PORT; default 587 starttls, 465 ssl, else 25)."),
-    security: Optional[str] = typer.Option(None, "--security", help="auto, starttls, ssl or none (env PBEM_SMTP_SECURITY; default auto)."),
-    smtp_user: Optional[str] = typer.Option(None, "--smtp-user", help="Login name (env PBEM_SMTP_USER); the password comes only from PBEM_SMTP_PASSWORD or pbem.toml."),
-    sender: Optional[str] = typer.Option(None, "--from", help="The GM's address mail is sent from (env PBEM_FROM)."),
-    reply_to: Optional[str] = typer.Option(None, "--reply-to", help="Where players' replies go: the order address (env PBEM_REPLY_TO; default --from)."),
-    retries: Optional[int] = typer.Option(None, "--retries", help="Reconnect this many times after a dropped connection (default 3)."),
-    backoff: Optional[float] = typer.Option(None, "--backoff", help="Seconds before the first reconnect, doubling each time (default 2)."),
+    smtp_host: Optional[str] = typer.Option(None, "--smtp-host", metavar="HOST", help="SMTP server (env PBEM_SMTP_HOST; default localhost)."),
+    smtp_port: Optional[int] = typer.Option(None, "--smtp-port", metavar="PORT", help="SMTP port (env PBEM_SMTP_PORT; default 587 starttls, 465 ssl, else 25)."),
+    security: Optional[str] = typer.Option(None, "--security", metavar="MODE", help="auto, starttls, ssl or none (env PBEM_SMTP_SECURITY; default auto)."),
+    smtp_user: Optional[str] = typer.Option(None, "--smtp-user", metavar="NAME", help="Login name (env PBEM_SMTP_USER); the password comes only from PBEM_SMTP_PASSWORD or pbem.toml."),
+    sender: Optional[str] = typer.Option(None, "--from", metavar="ADDRESS", help="The GM's address mail is sent from (env PBEM_FROM)."),
+    reply_to: Optional[str] = typer.Option(None, "--reply-to", metavar="ADDRESS", help="Where players' replies go: the order address (env PBEM_REPLY_TO; default --from)."),
+    retries: Optional[int] = typer.Option(None, "--retries", metavar="N", help="Reconnect this many times after a dropped connection (default 3)."),
+    backoff: Optional[float] = typer.Option(None, "--backoff", metavar="SECONDS", help="Seconds before the first reconnect, doubling each time (default 2)."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Queue messages the server refused permanently (5xx) again first."),
-    config: Optional[str] = typer.Option(None, "--config", envvar="PBEM_CONFIG", help="pbem.toml with a [mail] table (default ./pbem.toml)."),
+    config: Optional[str] = typer.Option(None, "--config", envvar="PBEM_CONFIG", metavar="FILE", help="pbem.toml with a [mail] table (default ./pbem.toml)."),
 ) -> None:
     """Deliver the outbox (acknowledgements, reports) through SMTP, each message exactly once.
 
@@ -489,9 +508,43 @@ def send(
         _fail(f"stopped: {result.error}; run `pbem send` again to send the rest")
 
 
+GLOBAL_OPTIONS = ("--db", "--turns")
+
+
+def global_options_first(argv: list[str]) -> list[str]:
+    """`pbem status --db FILE` as `pbem --db FILE status`: the global options may also follow
+    the command (where a GM naturally adds them), and are moved before it."""
+    head, rest, i = [], [], 0
+    while i < len(argv) and argv[i].startswith("-"):  # options before the command
+        takes_value = argv[i] in GLOBAL_OPTIONS
+        head.append(argv[i])
+        if takes_value and i + 1 < len(argv):
+            head.append(argv[i + 1])
+            i += 1
+        i += 1
+    moved = []
+    tail = argv[i:]
+    j = 0
+    while j < len(tail):
+        word = tail[j]
+        if word == "--":
+            rest += tail[j:]
+            break
+        if word in GLOBAL_OPTIONS and j + 1 < len(tail):
+            moved += [word, tail[j + 1]]
+            j += 2
+            continue
+        if word.split("=", 1)[0] in GLOBAL_OPTIONS and "=" in word:
+            moved.append(word)
+        else:
+            rest.append(word)
+        j += 1
+    return head + moved + rest
+
+
 def main() -> None:
     try:
-        app()
+        app(args=global_options_first(sys.argv[1:]), prog_name="pbem")
     except BrokenPipeError:
         # The reader went away (`pbem report g1 | head`): stop quietly, as other tools do.
         # Python would complain again while flushing stdout at exit: point it at /dev/null.

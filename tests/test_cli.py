@@ -443,8 +443,8 @@ def test_status_json_is_stable(cli, tmp_path):
 
 
 def test_status_text(cli, tmp_path):
-    r = cli("status")
-    assert r.exit_code == 0 and "no games" in r.stdout
+    r = cli("status")  # no store yet: reading never creates one
+    assert r.exit_code == 1 and "no pbem store at" in r.stderr and "`pbem new` makes one" in r.stderr
     new(cli)
     r = cli("status")
     assert r.exit_code == 0

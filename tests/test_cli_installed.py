@@ -27,6 +27,7 @@ def run(tmp_path):
         return subprocess.run([PBEM, *map(str, args)], capture_output=True, text=True, env=env, cwd=tmp_path,
                               input=input, timeout=60)
 
+    pbem.env, pbem.cwd = env, tmp_path
     return pbem
 
 
@@ -53,6 +54,7 @@ def test_a_usage_error_prints_the_usage_and_exits_2(run, args, says):
 
 
 def test_a_domain_error_is_one_clean_line_and_exit_1(run):
+    assert run("new", "gods", "g1", "-p", "alice", "-p", "bob").returncode == 0
     r = run("status", "nope")
     assert r.returncode == 1
     assert r.stderr.startswith("pbem: no game 'nope'") and r.stderr.count("\n") == 1
@@ -105,3 +107,42 @@ def test_status_and_report_read_without_sqlite_utils(run, tmp_path):
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert "g1 (GODS): turn 1" in r.stdout, r.stderr
     assert "LOADED []" in r.stdout, r.stdout
+
+
+def test_global_options_may_follow_the_command(run, tmp_path):
+    assert run("new", "gods", "g1", "-p", "alice", "-p", "bob", "--seed", "3").returncode == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    store = str(tmp_path / "pbem.db")
+    for args in (("status", "--db", store), ("status", f"--db={store}", "g1"), ("--db", store, "status")):
+        r = subprocess.run([PBEM, *args], capture_output=True, text=True, cwd=other, timeout=60,
+                           env={k: v for k, v in os.environ.items() if not k.startswith("PBEM_")})
+        assert r.returncode == 0 and "g1 (GODS): turn 1" in r.stdout, (args, r.stderr)
+
+
+def test_version_and_short_help(run):
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("pbem ")
+    r = run("-h")
+    assert r.returncode == 0 and "Usage: pbem" in r.stdout
+    assert "..." not in "".join(ln for ln in r.stdout.splitlines() if ln.startswith("  ") and "  " in ln.strip())
+
+
+def test_reading_never_creates_a_store_and_a_bad_path_is_a_clean_message(run, tmp_path):
+    missing = tmp_path / "typo" / "pbem.db"
+    r = run("--db", missing, "status")
+    assert r.returncode == 1 and "no pbem store at" in r.stderr and "pbem new" in r.stderr
+    assert not missing.parent.exists()
+    r = run("--db", "/proc/no-such-folder/pbem.db", "new", "gods", "g1", "-p", "a", "-p", "b")
+    assert r.returncode == 1 and r.stderr.startswith("pbem: cannot open the store")
+    assert "internal error" not in r.stderr
+
+
+def test_a_full_disk_is_a_clean_message(run):
+    assert Path("/dev/full").exists(), "this test writes to /dev/full (Linux)"
+    assert run("new", "gods", "g1", "-p", "alice", "-p", "bob", "--seed", "3").returncode == 0
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([PBEM, "report", "g1"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+                           env=run.env, cwd=run.cwd)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stderr.startswith("pbem: No space left on device") and "internal error" not in r.stderr

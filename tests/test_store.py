@@ -265,10 +265,12 @@ def test_the_reader_reads_what_the_store_holds_and_migrates_nothing(tmp_path, go
 
 
 def test_the_reader_falls_back_to_the_full_store_when_it_must_write(tmp_path):
+    from pbem.core.errors import NotFound
     from pbem.host.store import Reader, open_reader
 
-    fresh = open_reader(str(tmp_path / "new.db"))  # no store yet: created and migrated
-    assert not isinstance(fresh, Reader) and fresh["games"].exists()
+    with pytest.raises(NotFound, match="no pbem store at"):  # reading never creates a store
+        open_reader(str(tmp_path / "new.db"))
+    assert not (tmp_path / "new.db").exists()
     import sqlite_utils
 
     old = sqlite_utils.Database(str(tmp_path / "old.db"))  # the first layout: m001 only

@@ -13,7 +13,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from pbem.core.errors import PbemError
+from pbem.core.errors import NotFound, PbemError
 
 DEFAULT_DB = "pbem.db"
 # The schema's migrations, in order (pbem.host.database defines them and checks this list).
@@ -28,9 +28,12 @@ def open_db(path: str | None = None):
     from pbem.host.database import Store, migrations
 
     target = db_path(path)
-    if target != ":memory:":
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-    db = Store(target)
+    try:
+        if target != ":memory:":
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        db = Store(target)
+    except (OSError, sqlite3.OperationalError) as err:
+        raise PbemError(f"cannot open the store {target}: {err}") from None
     try:
         db.conn.execute("PRAGMA busy_timeout = 30000")
         if target != ":memory:" and db.journal_mode != "wal":
@@ -78,10 +81,13 @@ class Reader:
 
 def open_reader(path: str | None = None):
     """The store for reading only, without sqlite-utils; falls back to `open_db` when the
-    store does not exist yet or still needs a migration (which writes)."""
+    store still needs a migration (which writes). A store that does not exist is an error:
+    reading never creates one (a mistyped --db must not look like an empty store)."""
     target = db_path(path)
-    if target == ":memory:" or not Path(target).is_file():
+    if target == ":memory:":
         return open_db(path)
+    if not Path(target).is_file():
+        raise NotFound(f"no pbem store at {target} yet: `pbem new` makes one (or point --db FILE or PBEM_DB at yours)")
     try:
         conn = sqlite3.connect(target)  # only read through: see Reader
         conn.execute("PRAGMA busy_timeout = 30000")
