@@ -472,7 +472,7 @@ def send(
     smtp_port: Optional[int] = typer.Option(None, "--smtp-port", metavar="PORT", help="SMTP port (env PBEM_SMTP_PORT; default 587 starttls, 465 ssl, else 25)."),
     security: Optional[str] = typer.Option(None, "--security", metavar="MODE", help="auto, starttls, ssl or none (env PBEM_SMTP_SECURITY; default auto)."),
     smtp_user: Optional[str] = typer.Option(None, "--smtp-user", metavar="NAME", help="Login name (env PBEM_SMTP_USER); the password comes only from PBEM_SMTP_PASSWORD or pbem.toml."),
-    sender: Optional[str] = typer.Option(None, "--from", metavar="ADDRESS", help="The GM's address mail is sent from (env PBEM_FROM)."),
+    sender: Optional[str] = typer.Option(None, "--from", metavar="ADDRESS", help="The GM's address mail is sent from (env PBEM_FROM; no default: required)."),
     reply_to: Optional[str] = typer.Option(None, "--reply-to", metavar="ADDRESS", help="Where players' replies go: the order address (env PBEM_REPLY_TO; default --from)."),
     retries: Optional[int] = typer.Option(None, "--retries", metavar="N", help="Reconnect this many times after a dropped connection (default 3)."),
     backoff: Optional[float] = typer.Option(None, "--backoff", metavar="SECONDS", help="Seconds before the first reconnect, doubling each time (default 2)."),

@@ -282,3 +282,15 @@ def test_a_report_email_carries_the_html_report_with_its_svg_map(tmp_path):
     assert "Order form" in text_part
     bob_password = db["players"].get(("g1", "bob"))["password"]
     assert bob_password not in html_part
+
+
+def test_without_a_sender_address_nothing_is_sent(cli, smtp):
+    """A first `pbem send` with no --from must not mail players from a made-up address that
+    no reply can reach: it stops, says what to set, and leaves the outbox queued."""
+    cli("new", "gods", "g1", "--player", "alice:alice@example.org", "--player", "bob", "--seed", "1")
+    r = cli("send", "--smtp-host", "127.0.0.1", "--smtp-port", smtp.port, "--security", "none")
+    assert r.exit_code == 1 and "no sender address" in r.stderr and "--from" in r.stderr
+    assert smtp.messages == []
+    import json
+
+    assert json.loads(cli("status", "--json").stdout)["mail"]["queued"] == 1  # alice's report waits

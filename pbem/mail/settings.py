@@ -31,7 +31,7 @@ class MailSettings:
     security: str = "auto"  # auto | starttls | ssl | none
     username: str | None = None
     password: str | None = field(default=None, repr=False)
-    sender: str = "pbem@localhost"
+    sender: str | None = None  # no default: mail from a made-up address would go out and no reply come back
     reply_to: str | None = None
     timeout: float = 30.0
     retries: int = 3
@@ -45,6 +45,9 @@ class MailSettings:
 
     @property
     def from_addr(self) -> str:
+        if not self.sender:
+            raise PbemError("no sender address: say which address mail is sent from and players reply to "
+                            "(--from, PBEM_FROM or from= in pbem.toml)")
         addr = clean_address(self.sender)
         if not addr:
             raise PbemError(f"the sender address '{header_safe(self.sender)}' is not an email address (set --from, PBEM_FROM or from= in pbem.toml)")
