@@ -317,7 +317,8 @@ def rollback(
 
     r = host.rollback(_store(), game_id, to, turns=settings.turns)
     typer.echo(f"{game_id}: back at turn {r['to']} (was {r['from']}); archived "
-               + ", ".join(f"{n} {t}" for t, n in r["archived"].items()))
+               + ", ".join(f"{n} {t}" for t, n in r["archived"].items())
+               + (f"; {r['mail_cancelled']} queued report mail(s) of those turns cancelled" if r.get("mail_cancelled") else ""))
 
 
 @app.command(short_help="Each game's turn, who is awaited or not ready, deadline, scores.")

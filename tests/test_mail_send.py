@@ -294,3 +294,24 @@ def test_without_a_sender_address_nothing_is_sent(cli, smtp):
     import json
 
     assert json.loads(cli("status", "--json").stdout)["mail"]["queued"] == 1  # alice's report waits
+
+
+def test_a_rollback_cancels_the_unsent_reports_of_the_turns_it_sets_aside(cli, tmp_path):
+    """Players must not get the report of a turn the GM took back beside the corrected one."""
+    import json
+
+    from pbem.host.store import open_db
+
+    cli("new", "gods", "g1", "--player", "alice:alice@example.org", "--player", "bob:bob@example.org", "--seed", "1")
+    assert cli("autoplay", "g1", "--max-phases", "2").exit_code == 0
+    db = open_db(str(tmp_path / "pbem.db"))
+    later = db.execute("select count(*) from outbox where phase > 1 and status = 'queued'").fetchone()[0]
+    assert later > 0
+    r = cli("rollback", "g1", "--to", "1")
+    assert r.exit_code == 0 and f"{later} queued report mail(s) of those turns cancelled" in r.stdout
+    assert db.execute("select count(*) from outbox where phase > 1 and status = 'queued'").fetchone()[0] == 0
+    assert json.loads(cli("status", "--json").stdout)["mail"]["cancelled"] == later
+    # the turn-1 reports (with the passwords) still go out; the cancelled ones never do
+    r = cli("send", "--dry-run", tmp_path / "eml", "--from", "gm@pbem.example")
+    sent = [f.read_text() for f in (tmp_path / "eml").glob("*.eml")]
+    assert sent and all("turn 1 report" in m for m in sent if "report" in m.split("Subject:", 1)[1][:80])

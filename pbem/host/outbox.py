@@ -118,7 +118,7 @@ def queue_ack(db, ack, mail: dict) -> int | None:
 
 
 def counts(db, game_id: str | None = None) -> dict[str, int]:
-    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed."""
+    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed, cancelled."""
     from pbem.host.read import outbox_counts
 
     return outbox_counts(db, game_id)

@@ -134,8 +134,9 @@ def report_text(db, game_id: str, number: int, player_name: str | None) -> str |
 
 
 def outbox_counts(db, game_id: str | None = None) -> dict[str, int]:
-    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed."""
-    out = {"queued": 0, "sending": 0, "sent": 0, "failed": 0}
+    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed, cancelled (the
+    reports of turns a rollback set aside)."""
+    out = {"queued": 0, "sending": 0, "sent": 0, "failed": 0, "cancelled": 0}
     if not has_table(db, "outbox"):
         return out
     where, args = ("where game_id = ?", [game_id]) if game_id else ("", [])

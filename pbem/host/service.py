@@ -468,7 +468,13 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
         phase = _phase(db, game_id, to)
         db["games"].update(game_id, {"phase": to, "status": "running", "finished": None, "outcome": None,
                                      "deadline": phase["deadline"]})
-    return {"game": game_id, "from": game["phase"], "to": to, "archived": moved, "rollback_id": rb}
+        # the reports of the turns set aside must not reach the players: their queued mail is
+        # cancelled (kept, with the reason); what was sent already is history
+        cancelled = db.execute(
+            "UPDATE outbox SET status = 'cancelled', last_error = ? WHERE game_id = ? AND phase > ? AND status = 'queued'",
+            [f"rolled back to turn {to} (rollback {rb})", game_id, to]).rowcount
+    return {"game": game_id, "from": game["phase"], "to": to, "archived": moved, "rollback_id": rb,
+            "mail_cancelled": cancelled}
 
 # --- autoplay and replay -------------------------------------------------------------------
 
