@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError, OrderError
-from pbem.core.orders import Grammar, Line, Order, Script, match_order
+from pbem.core.orders import Grammar, Line, Order, Script, match_order, trailing_prose
 from pbem.core.rng import Rng, phase_rng
 
 Event = dict[str, Any]
@@ -178,7 +178,7 @@ def start(rules: Rules, players: list[str], options: dict[str, str], seed: str) 
 class LineResult:
     number: int
     text: str
-    status: str  # accepted | rejected | executed | skipped | unused
+    status: str  # accepted | rejected | ignored (prose after the orders) | executed | skipped | unused
     order: str = ""
     reason: str = ""
 
@@ -240,8 +240,12 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
     others: list[list] = []
     if any(uncertain for _, _, uncertain in first):
         others = [_check_world(rules, state, player, script, Rng(f"check:{seed}:{k}", "preview")) for k in range(1, worlds)]
+    prose = trailing_prose(rules.grammar, script)
     results = []
     for i, line in enumerate(script.lines):
+        if line.number in prose:
+            results.append(LineResult(line.number, line.text, "ignored", reason="not an order"))
+            continue
         order, err, uncertain = first[i]
         outcomes = [first[i]] + [w[i] for w in others]
         legal_in = [o for o, e, _ in outcomes if o is not None]
@@ -292,7 +296,11 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
 
     def run(player: str, script: Script) -> None:
         results = lines.setdefault(player, [])
+        prose = trailing_prose(rules.grammar, script)
         for line in script.lines:
+            if line.number in prose:
+                results.append(LineResult(line.number, line.text, "ignored", reason="not an order"))
+                continue
             if player in asked and player not in active_players(rules, state) and not rules.standing_orders(state, player):
                 results.append(LineResult(line.number, line.text, "unused", reason="your part of this phase was over"))
                 continue

@@ -280,6 +280,29 @@ class Grammar:
         )
 
 
+def looks_like_an_order(grammar: Grammar, line: Line) -> bool:
+    """Whether a line starts with a verb even loosely: the verb, a prefix of one, or a word
+    close enough that the error would offer it as "did you mean"."""
+    if not line.tokens or line.tokens[0].text == "<too-long>":
+        return True  # an error of its own, not prose
+    word = grammar.aliases.get(line.tokens[0].text, line.tokens[0].text)
+    verbs = list(grammar.verbs)
+    return any(v.startswith(word) for v in verbs) or bool(difflib.get_close_matches(word, verbs, n=1, cutoff=0.6))
+
+
+def trailing_prose(grammar: Grammar, script: Script) -> set[int]:
+    """The line numbers of the prose after the last order of a script with no END ("Cheers,"
+    "Carol"): the run of lines at its end that are not orders even loosely, after at least one
+    line that is. Such lines are ignored, not errors; a line close to a verb is no prose (it
+    stays a rejection with its did-you-mean)."""
+    prose: set[int] = set()
+    for line in reversed(script.lines):
+        if looks_like_an_order(grammar, line):
+            return prose
+        prose.add(line.number)
+    return set()  # nothing but prose: not orders at all, each line says why
+
+
 def match_order(grammar: Grammar, legal: list[Order], line: Line, why_illegal=None) -> Order:
     """Match a typed line against the legal orders (python-chess's parse_san, for orders)."""
     tokens = [Token(grammar.aliases.get(t.text, t.text), t.column) for t in line.tokens]

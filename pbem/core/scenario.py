@@ -49,7 +49,7 @@ STEP_KEYS = {
     "player", "orders", "nmr", "note", "expect_rejected", "expect_event", "expect_no_event",
     "expect_line", "expect",
 }
-LINE_STATUSES = {"accepted", "rejected", "executed", "skipped", "unused"}
+LINE_STATUSES = {"accepted", "rejected", "ignored", "executed", "skipped", "unused"}
 
 
 class ScenarioError(Exception):

@@ -163,17 +163,20 @@ class Ack:
             out += [f"line {r.number:>3}: REJECTED  {self._why(r)}" for r in self.lines if r.status != "accepted"]
             return "\n".join(out) + "\n"
         for r in self.lines:
-            if r.status == "accepted" and r.reason:
+            if r.status == "ignored":
+                out.append(f"line {r.number:>3}: ignored, not an order  {r.text}")
+            elif r.status == "accepted" and r.reason:
                 out.append(f"line {r.number:>3}: accepted, if the dice allow  {r.order} ({r.reason})")
             elif r.status == "accepted":
                 out.append(f"line {r.number:>3}: accepted  {r.order}")
             else:
                 out.append(f"line {r.number:>3}: REJECTED  {self._why(r)}")
         accepted = sum(1 for r in self.lines if r.status == "accepted")
-        rejected = len(self.lines) - accepted
+        ignored = sum(1 for r in self.lines if r.status == "ignored")
+        rejected = len(self.lines) - accepted - ignored
         if not self.lines:
             out.append("(no orders: the game's default orders will be used for you)")
-        out.append(f"{accepted} accepted, {rejected} rejected.")
+        out.append(f"{accepted} accepted, {rejected} rejected." + (f" {ignored} ignored (not orders)." if ignored else ""))
         out.append("These orders replace any you sent earlier for this turn; send again to change them before the deadline.")
         if rejected and self.confirmed:
             out.append("READY: you take these orders as they are; the rejected lines will be skipped when the turn is resolved.")
@@ -226,7 +229,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         rules = get_rules(game["type"])
         state = current_state(db, game)
         ack.lines = engine.check_script(rules, state, player, script)
-        ack.status = "accepted" if all(r.status == "accepted" for r in ack.lines) else "partial"
+        ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
         ack.confirmed = script.ready or trusted  # the GM's own entries (and bot seats) are taken as they are
         if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
             ack.status = "rejected"

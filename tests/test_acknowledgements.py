@@ -1,0 +1,105 @@
+"""Acknowledgements that tell the truth (issue 12): prose after the orders is ignored, not an
+error; each line is named once, by the player's own numbering; a line after dice or hidden
+cards is rejected when no outcome could make it legal and accepted "if the dice allow" only
+when some could."""
+
+from __future__ import annotations
+
+import re
+
+from gods_helpers import legal_lines, passwords, text
+
+from pbem.core import engine
+from pbem.core.orders import read_script, trailing_prose
+from pbem.core.registry import get_rules
+from pbem.host.store import open_db
+
+GODS = get_rules("gods")
+
+
+def new(cli):
+    r = cli("new", "gods", "g1", "--seed", "1", "-p", "alice", "-p", "bob")
+    assert r.exit_code == 0, r.output
+    return passwords(r.stdout)
+
+
+# --- prose after the orders ----------------------------------------------------------------------
+
+def test_a_sign_off_after_the_orders_is_ignored_not_an_error(cli, tmp_path):
+    pw = new(cli)
+    db = open_db(str(tmp_path / "pbem.db"))
+    lines = legal_lines(db, "alice")
+    r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], lines + ["", "Cheers,", "Carol"]))
+    assert r.exit_code == 0, r.stdout  # nothing rejected: the player is ready
+    assert "ignored, not an order  Cheers," in r.stdout and "ignored, not an order  Carol" in r.stdout
+    assert f"{len(lines)} accepted, 0 rejected. 2 ignored (not orders)." in r.stdout
+    assert "NOT READY" not in r.stdout
+    assert cli("resolve", "g1").exit_code == 0
+    assert db["phases"].get(("g1", 1))["resolved"] is not None
+    skipped = db.execute("select count(*) from events where game_id = 'g1' and data like '%\"skipped\"%'").fetchone()[0]
+    assert skipped == 0  # prose is no skipped order in the report either
+
+
+def test_a_line_close_to_a_verb_stays_a_rejection_with_its_did_you_mean(cli, tmp_path):
+    pw = new(cli)
+    db = open_db(str(tmp_path / "pbem.db"))
+    lines = legal_lines(db, "alice")
+    r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], lines + ["tempel 0,1"]))
+    assert r.exit_code == 2
+    assert re.search(r"line +\d+: REJECTED .*did you mean 'temple'", r.stdout)
+
+
+def test_prose_is_only_what_follows_the_orders():
+    script = read_script("Hello GM,\ntribe green 1,0\nthanks!\nCarol\n")
+    assert trailing_prose(GODS.grammar, script) == {3, 4}  # "Hello GM," comes before an order: an error
+    assert trailing_prose(GODS.grammar, read_script("Cheers,\nCarol\n")) == set()  # no orders at all
+
+
+def test_the_acknowledgement_names_each_line_once(cli, tmp_path):
+    pw = new(cli)
+    r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["tribe purple 99,99"]))
+    rejected = [ln for ln in r.stdout.splitlines() if "REJECTED" in ln]
+    assert rejected and all(ln.count("line") == 1 for ln in rejected), rejected
+
+
+# --- dice and hidden cards: many outcomes, an honest answer ------------------------------------------
+
+def test_the_check_plays_the_script_in_many_outcomes_and_agrees_with_itself():
+    """Every game: random scripts from random positions. A line after dice is rejected only
+    when it is illegal in every checked outcome, and 'if the dice allow' only when legal in
+    some; with no dice before it, the first outcome decides alone."""
+    import random
+
+    from pbem.core.rng import Rng
+
+    rnd = random.Random(5)
+    for game_type in ("gods", "yegods", "ohgods", "deity"):
+        rules = get_rules(game_type)
+        players = ["p1", "p2", "p3"]
+        state, _ = engine.start(rules, players, {}, "seed-7")
+        for step in range(12):
+            if state["flow"].get("over"):
+                break
+            player = engine.active_players(rules, state)[0]
+            from pbem import host
+
+            lines = host.bot_script(rules, state, player, rnd)
+            extra = [o.text for o in rules.legal_orders(state, player)]
+            script = read_script("\n".join(lines + rnd.sample(extra, min(3, len(extra)))))
+            acks = engine.check_script(rules, state, player, script)
+            worlds = [engine._check_world(rules, state, player, script, Rng("check:preview" + (f":{k}" if k else ""), "preview"))
+                      for k in range(engine.CHECK_WORLDS)]
+            for i, ack in enumerate(acks):
+                legal = [w[i][0] is not None for w in worlds]
+                uncertain = worlds[0][i][2]
+                if not uncertain:
+                    assert (ack.status == "accepted") == legal[0], (game_type, ack)
+                elif all(legal):
+                    assert ack.status == "accepted" and not ack.reason, (game_type, ack)
+                elif any(legal):
+                    assert ack.status == "accepted" and "depends on earlier dice" in ack.reason, (game_type, ack)
+                else:
+                    assert ack.status == "rejected", (game_type, ack)
+            res = engine.resolve(rules, state, {p: (script if p == player else None) for p in engine.active_players(rules, state)},
+                                 "seed-7")
+            state = res.state
