@@ -251,6 +251,9 @@ def test_too_many_orders_for_the_turn(cli, tmp_path, game):
     r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], lines + extra))
     clean(r, 2)
     assert f"{len(lines)} accepted, 20 rejected." in r.stdout
+    assert "waiting for alice (lines rejected" in cli("resolve", "g1").stdout  # not ready
+    r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["READY"] + lines + extra))
+    assert "READY: you take these orders as they are" in r.stdout
     resolve_and_check_alices_orders_counted(cli, db, lines)
 
 

@@ -185,7 +185,7 @@ def test_a_gods_game_played_entirely_by_email(tmp_path, monkeypatch, cli, smtp):
 
     status = json.loads(run("status", GAME, "--json"))["games"][0]
     assert status["status"] == "finished" and status["winners"]
-    assert status["mail"] == {"queued": 0, "sending": 0, "sent": len(smtp.messages), "failed": 0}
+    assert status["mail"] == {"queued": 0, "sending": 0, "sent": len(smtp.messages), "failed": 0, "cancelled": 0}
     assert "every hash matches" in run("replay", GAME)
     ids = [m.message["Message-ID"] for m in smtp.messages]
     assert len(ids) == len(set(ids))  # each message delivered exactly once

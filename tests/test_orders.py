@@ -332,15 +332,18 @@ def test_orders_out_of_turn(gods):
 
 
 def test_errors_through_check_script_are_located(gods):
-    text = "GAME g1\nPLAYER alice\nPASSWORD x\ntemple 2\ntr gr 2,-1\ntribe green 2,-1\nfrobnicate\n"
+    text = "GAME g1\nPLAYER alice\nPASSWORD x\ntemple 2\ntr gr 2,-1\nfrobnicate\ntribe green 2,-1\n"
     results = engine.check_script(GODS, gods, "alice", read_script(text))
     assert [(r.number, r.status) for r in results] == [
-        (4, "rejected"), (5, "rejected"), (6, "accepted"), (7, "rejected"),
+        (4, "rejected"), (5, "rejected"), (6, "rejected"), (7, "accepted"),
     ]
     assert results[0].reason.startswith("line 4, column 8: ")
     assert results[1].reason.startswith("line 5, column 1: ") and "ambiguous" in results[1].reason
-    assert results[2].order == "tribe green 2,-1"
-    assert "unknown order 'frobnicate'" in results[3].reason and "\n    frobnicate\n    ^" in results[3].reason
+    assert "unknown order 'frobnicate'" in results[2].reason and "\n    frobnicate\n    ^" in results[2].reason
+    assert results[3].order == "tribe green 2,-1"
+    # after the last order, a line that is no order even loosely is prose: ignored, not an error
+    results = engine.check_script(GODS, gods, "alice", read_script(text + "frobnicate\n"))
+    assert (results[-1].number, results[-1].status, results[-1].reason) == (8, "ignored", "not an order")
 
 
 @pytest.mark.parametrize("cls", [OrderError, InvalidOrderError, IllegalOrderError, AmbiguousOrderError, InputError])
