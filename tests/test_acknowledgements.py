@@ -103,3 +103,37 @@ def test_the_check_plays_the_script_in_many_outcomes_and_agrees_with_itself():
             res = engine.resolve(rules, state, {p: (script if p == player else None) for p in engine.active_players(rules, state)},
                                  "seed-7")
             state = res.state
+
+
+# --- by mail: the player's own line numbers ------------------------------------------------------
+
+def test_a_mailed_acknowledgement_numbers_lines_as_the_player_wrote_them(cli, tmp_path):
+    from email.message import EmailMessage
+
+    r = cli("new", "gods", "g1", "--seed", "1", "-p", "alice:alice@example.org", "-p", "bob")
+    pw = passwords(r.stdout)
+    db = open_db(str(tmp_path / "pbem.db"))
+    good = legal_lines(db, "alice")[0]
+    body = "\n".join([
+        "Hi GM,",                      # 1
+        "",                            # 2
+        f"PASSWORD {pw['alice']}",     # 3
+        good,                          # 4
+        "tribe purple 99,99",          # 5: rejected
+        "",                            # 6
+        "Cheers,",                     # 7: prose
+        "Alice",                       # 8: prose
+    ]) + "\n"
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "alice@example.org", "gm@pbem.example", "[g1] my orders"
+    msg["Message-ID"] = "<orders-1@example.org>"
+    msg.set_content(body)
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    (inbox / "1.eml").write_bytes(bytes(msg))
+    assert cli("ingest", inbox).exit_code == 0
+    ack = db.execute("select body from outbox where kind = 'ack'").fetchone()[0]
+    assert re.search(r"line +4: accepted", ack), ack
+    assert re.search(r"line +5: REJECTED  column \d+: 'tribe purple 99,99'", ack), ack
+    assert "line   7: ignored, not an order  Cheers," in ack and "line   8: ignored, not an order  Alice" in ack
+    assert "line   1" not in ack  # "Hi GM," came before the password: outside the order block

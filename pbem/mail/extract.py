@@ -47,9 +47,15 @@ def clean_lines(text: str) -> list[tuple[int, str]]:
     """The lines of a text as (quote depth, text), without attributions, section headers of
     forwarded/original messages, signatures and mobile footers. Lines after a forwarded or
     "Original Message" section start count one level deeper, as if quoted."""
+    return [(depth, line) for _, depth, line in numbered_lines(text)]
+
+
+def numbered_lines(text: str) -> list[tuple[int, int, str]]:
+    """`clean_lines` with each line's number in the text as the player wrote it (1-based,
+    blank lines counted): (number, quote depth, text)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "").replace("\u200b", "").replace("\xa0", " ")
     raw = text.split("\n")
-    out: list[tuple[int, str]] = []
+    out: list[tuple[int, int, str]] = []
     extra = 0
     sig_depth: int | None = None
     i, n = 0, len(raw)
@@ -109,7 +115,7 @@ def clean_lines(text: str) -> list[tuple[int, str]]:
             sig_depth = depth
             i += 1
             continue
-        out.append((depth, stripped[:MAX_LINE_CHARS]))
+        out.append((i + 1, depth, stripped[:MAX_LINE_CHARS]))
         i += 1
     return out
 
@@ -124,6 +130,8 @@ class Block:
     placeholder: bool = False
     orders: list[tuple[int, str]] = field(default_factory=list)
     ended: bool = False
+    numbers: list[int] = field(default_factory=list)  # each order's line number in the text
+    password_line: int = 0
 
     @property
     def content_depth(self) -> int | None:
@@ -163,7 +171,7 @@ def find_orders(text: str) -> Found:
     blocks: list[Block] = []
     loose: list[tuple[int, str]] = []
     cur: Block | None = None
-    for depth, line in clean_lines(text):
+    for number, depth, line in numbered_lines(text):
         if cur is not None and depth > cur.base:
             cur = None  # a deeper quote begins: the block typed above it is over
         if not line or line.startswith("#"):
@@ -178,7 +186,7 @@ def find_orders(text: str) -> Found:
                 if value.lower() in PLACEHOLDER_PASSWORDS:
                     cur.placeholder = True
                 elif cur.password is None or depth <= cur.password_depth:
-                    cur.password, cur.password_depth = value, depth
+                    cur.password, cur.password_depth, cur.password_line = value, depth, number
             else:
                 setattr(cur, kw, value.lower())
             continue
@@ -189,6 +197,7 @@ def find_orders(text: str) -> Found:
             continue
         if cur is not None:
             cur.orders.append((depth, line))
+            cur.numbers.append(number)
         else:
             loose.append((depth, line))
     found = Found(blocks=blocks)
@@ -222,12 +231,18 @@ def choose(texts: Texts) -> Found:
 
 
 def order_text(game_id: str, player: str, found: Found) -> bytes:
-    lines = [f"GAME {game_id}", f"PLAYER {player}"]
-    if found.block and found.block.password:
-        lines.append(f"PASSWORD {found.block.password}")
-    if found.block:
-        lines += [t for _, t in found.block.orders]
-    lines.append("END")
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    """The orders of a message as an order text in which every line keeps its number in the
+    message (other lines left blank), so that an acknowledgement's "line 7" is the player's
+    line 7. No GAME or PLAYER line is invented: the message's game and player are known."""
+    block = found.block
+    if block is None:
+        return b""
+    placed: dict[int, str] = {}
+    if block.password:
+        placed[block.password_line or 1] = f"PASSWORD {block.password}"
+    for number, (_, line) in zip(block.numbers, block.orders):
+        placed[number] = line
+    last = max(placed, default=0)
+    return ("\n".join(placed.get(n, "") for n in range(1, last + 1)) + "\n").encode("utf-8")
 
 
