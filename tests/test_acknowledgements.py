@@ -137,3 +137,30 @@ def test_a_mailed_acknowledgement_numbers_lines_as_the_player_wrote_them(cli, tm
     assert re.search(r"line +5: REJECTED  column \d+: 'tribe purple 99,99'", ack), ack
     assert "line   7: ignored, not an order  Cheers," in ack and "line   8: ignored, not an order  Alice" in ack
     assert "line   1" not in ack  # "Hi GM," came before the password: outside the order block
+
+
+def _mail(cli, tmp_path, body: str, n: int) -> str:
+    """Ingest one message from alice; the body of what she gets back."""
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "alice@example.org", "gm@pbem.example", "[g1] request"
+    msg["Message-ID"] = f"<req-{n}@example.org>"
+    msg.set_content(body)
+    inbox = tmp_path / f"in{n}"
+    inbox.mkdir()
+    (inbox / "m.eml").write_bytes(bytes(msg))
+    assert cli("ingest", inbox).exit_code == 0
+    db = open_db(str(tmp_path / "pbem.db"))
+    return db.execute("select body from outbox where in_reply_to = ?", [msg["Message-ID"]]).fetchone()[0]
+
+
+def test_report_with_no_turn_number_says_so(cli, tmp_path):
+    r = cli("new", "gods", "g1", "--seed", "1", "-p", "alice:alice@example.org", "-p", "bob")
+    pw = passwords(r.stdout)
+    for n, arg in enumerate(["-1", "abc", "1e3", "99999999"]):
+        reply = _mail(cli, tmp_path, f"PASSWORD {pw['alice']}\nREPORT {arg}\n", n)
+        assert "not a turn number" in reply and f"REPORT '{arg}'" in reply, reply
+        assert "wrong phase" not in reply and "parse errors" not in reply
+    reply = _mail(cli, tmp_path, f"PASSWORD {pw['alice']}\nREPORT 1\n", 9)
+    assert "turn 1" in reply and "not a turn number" not in reply

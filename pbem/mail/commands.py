@@ -202,6 +202,9 @@ def game_help(m: Incoming) -> Outcome:
 def report(m: Incoming) -> Outcome:
     """REPORT [TURN] with the player's PASSWORD: their latest (or that turn's) report again."""
     game_id, row, found = m.game_id, m.row, m.found
+    if found.command_word is not None and found.command_arg is None:
+        return m.reject(f"not a turn number: REPORT '{header_safe(found.command_word, 20)}'; send REPORT alone for your "
+                        f"latest report, or REPORT N for turn N (1 to {m.game['phase']})")
     password = found.block.password if found.block else None
     if password != row["password"]:
         log.warning("%s: REPORT for %s/%s with a wrong password", m.item.origin, game_id, row["name"])

@@ -22,7 +22,7 @@ PLACEHOLDER_PASSWORDS = {"your-password-here", "<password>", "your-password", "y
 _QUOTE = re.compile(r"^((?:[ \t]{0,3}>)+)[ \t]?")
 _HEADER = re.compile(r"^(game|player|password)(?:[ \t]*[:=][ \t]*|[ \t]+)(\S+)$", re.I)
 _END = re.compile(r"^end\.?$", re.I)
-_COMMAND = re.compile(r"^(report|help)(?:[ \t]+(\d{1,6}))?$", re.I)
+_COMMAND = re.compile(r"^(report|help)(?:[ \t]+(\S{1,20}))?$", re.I)  # the argument is checked by its handler
 _ATTRIBUTION = re.compile(
     r"(wrote|writes|schrieb|a écrit|escribió|ha scritto|schreef|skrev|kirjoitti|napisał|написал\(а\)|написал|написала)\s*:\s*$",
     re.I,
@@ -151,6 +151,7 @@ class Found:
     blocks: list[Block] = field(default_factory=list)
     command: str | None = None  # report | help
     command_arg: int | None = None
+    command_word: str | None = None  # the argument as typed (REPORT -1: "-1", no turn number)
     where: str = ""
 
     def inherited(self, attr: str) -> str | None:
@@ -212,7 +213,9 @@ def find_orders(text: str) -> Found:
         commands = [m for m in (_COMMAND.match(t) for d, t in loose if d == 0) if m]
     if commands:
         found.command = commands[0].group(1).lower()
-        found.command_arg = int(commands[0].group(2)) if commands[0].group(2) else None
+        word = commands[0].group(2)
+        found.command_word = word
+        found.command_arg = int(word) if word and word.isdigit() and len(word) <= 6 else None
     return found
 
 
