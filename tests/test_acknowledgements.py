@@ -164,3 +164,25 @@ def test_report_with_no_turn_number_says_so(cli, tmp_path):
         assert "wrong phase" not in reply and "parse errors" not in reply
     reply = _mail(cli, tmp_path, f"PASSWORD {pw['alice']}\nREPORT 1\n", 9)
     assert "turn 1" in reply and "not a turn number" not in reply
+
+
+def test_help_is_plain_text_with_the_players_own_game_and_name(cli, tmp_path):
+    cli("new", "gods", "g1", "--seed", "1", "-p", "alice:alice@example.org", "-p", "bob")
+    reply = _mail(cli, tmp_path, "HELP\n", 1)
+    assert "GAME g1" in reply and "PLAYER alice" in reply and "PASSWORD <your password>" in reply
+    assert "GAME demo" not in reply and "PLAYER athena" not in reply
+    for markup in ("```", "**", "`", "|---"):
+        assert markup not in reply, markup
+    documentation = reply.split("\n-- \n", 1)[0]  # above pbem's footer
+    assert max(len(line) for line in documentation.splitlines()) <= 78
+
+
+def test_every_games_order_documentation_reads_as_plain_text():
+    from pbem.core.registry import game_types, order_doc
+    from pbem.render.plain import markdown_to_text
+
+    for game_type in game_types():
+        text = markdown_to_text(order_doc(game_type))
+        assert "```" not in text and "**" not in text and "`" not in text, game_type
+        assert not any(line.lstrip().startswith("|") for line in text.splitlines()), game_type
+        assert max(len(line) for line in text.splitlines()) <= 78, game_type

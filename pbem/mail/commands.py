@@ -27,6 +27,7 @@ from pbem.mail.formats import Item
 from pbem.mail.headers import _TAG, _THREAD, _received_time, automatic, header, msgid_ok, raw_header, sender_of
 from pbem.mail.mime import Texts, all_texts, decode_bytes
 from pbem.mail.outcome import Context, Outcome
+from pbem.render.plain import fill_in_form, markdown_to_text
 
 log = logging.getLogger("pbem.mail")
 
@@ -194,8 +195,8 @@ def game_help(m: Incoming) -> Outcome:
     """HELP for a game: its order documentation."""
     m.out.player = m.player_name
     m.out.outcome, m.out.reason = "accepted", "help sent"
-    m.out.outbox_id = m.notice(kind="help", subject=f"[{m.game_id}] order documentation ({m.game['type']})",
-                               text=order_doc(m.game["type"]))
+    text = fill_in_form(markdown_to_text(order_doc(m.game["type"])), m.game_id, m.player_name)
+    m.out.outbox_id = m.notice(kind="help", subject=f"[{m.game_id}] order documentation ({m.game['type']})", text=text)
     return m.out
 
 
