@@ -186,3 +186,12 @@ def test_every_games_order_documentation_reads_as_plain_text():
         assert "```" not in text and "**" not in text and "`" not in text, game_type
         assert not any(line.lstrip().startswith("|") for line in text.splitlines()), game_type
         assert max(len(line) for line in text.splitlines()) <= 78, game_type
+
+
+def test_well_formed_but_illegal_orders_are_no_parse_error(cli, tmp_path):
+    r = cli("new", "gods", "g1", "--seed", "1", "-p", "alice:alice@example.org", "-p", "bob")
+    pw = passwords(r.stdout)
+    reply = _mail(cli, tmp_path, f"PASSWORD {pw['alice']}\ntemple 50,50\n", 1)
+    assert "no usable orders" in reply and "parse errors" not in reply, reply
+    reply = _mail(cli, tmp_path, f"PASSWORD {pw['alice']}\nfrobnicate 1\n", 2)
+    assert "parse errors" in reply

@@ -181,6 +181,7 @@ class LineResult:
     status: str  # accepted | rejected | ignored (prose after the orders) | executed | skipped | unused
     order: str = ""
     reason: str = ""
+    error: str = ""  # a rejected line's kind: invalid (no such order), illegal (not now), ambiguous
 
 
 def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> tuple[Order, list[Event], bool]:
@@ -253,7 +254,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
             if order is not None:
                 results.append(LineResult(line.number, line.text, "accepted", order.text))
             else:
-                results.append(LineResult(line.number, line.text, "rejected", reason=err.located()))
+                results.append(LineResult(line.number, line.text, "rejected", reason=err.located(), error=_kind(err)))
         elif len(legal_in) == len(outcomes):
             results.append(LineResult(line.number, line.text, "accepted", order.text))
         elif legal_in:
@@ -262,8 +263,13 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
             results.append(LineResult(line.number, line.text, "accepted", shown,
                                       reason=f"depends on earlier dice or hidden cards: {why.message}"))
         else:
-            results.append(LineResult(line.number, line.text, "rejected", reason=err.located()))
+            results.append(LineResult(line.number, line.text, "rejected", reason=err.located(), error=_kind(err)))
     return results
+
+
+def _kind(err: OrderError) -> str:
+    return {"InvalidOrderError": "invalid", "IllegalOrderError": "illegal", "AmbiguousOrderError": "ambiguous"}.get(
+        type(err).__name__, "invalid")
 
 
 @dataclass

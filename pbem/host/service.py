@@ -201,7 +201,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     Mail (pbem.mailin): `delivered` is when the message reached the GM's mailbox (the deadline
     is checked against it, never later than now); `mail` ({"to", "in_reply_to", "inbox_id"})
     queues the acknowledgement to the sender in the same transaction, and a mailed submission
-    none of whose lines can be used is rejected as a whole (wrong phase, or parse errors), so
+    none of whose lines can be used is rejected as a whole (wrong phase, parse errors, or no
+    usable orders), so
     it does not replace earlier orders."""
     game = _game(db, game_id)
     row = _player(db, game_id, player)
@@ -236,7 +237,9 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             asked = engine.active_players(rules, state)
             if player not in asked:
                 raise PbemError(f"wrong phase: it is not your turn (awaiting {', '.join(asked) or 'nobody'})")
-            raise InputError("parse errors: no line of these orders can be used")
+            if all(r.error == "invalid" for r in ack.lines if r.status == "rejected"):
+                raise InputError("parse errors: no line of these orders is an order of this game")
+            raise InputError("no usable orders: every line was rejected (each line says why); nothing was changed")
     except PbemError as err:
         ack.reason = str(err)
     with db.atomic():

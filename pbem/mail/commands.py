@@ -55,6 +55,7 @@ _HOST_REASONS = (
     ("is over", "game over"),
     ("wrong phase", None),
     ("parse errors", None),
+    ("no usable orders", None),
 )
 
 
@@ -143,7 +144,7 @@ def _reason(ack) -> str:
     for needle, code in _HOST_REASONS:
         if needle in ack.reason:
             return f"{code}: {ack.reason}" if code else ack.reason
-    return f"parse errors: {ack.reason}"
+    return f"rejected: {ack.reason}"
 
 
 # --- what a command needs before it runs ------------------------------------------------------

@@ -10,7 +10,7 @@ Every message ends in exactly one outcome, recorded in the `inbox` table with it
 - **accepted**: orders taken (some lines may be rejected: the acknowledgement lists them), or
   a REPORT or HELP request answered;
 - **rejected**, with a reason: bad password, no password, unknown game, unknown player, sender
-  mismatch, no From address, parse errors, wrong phase, late, game over, too large, no orders
+  mismatch, no From address, parse errors, no usable orders, wrong phase, late, game over, too large, no orders
   found, duplicate Message-ID, unreadable;
 - **ignored**: not for any game -- auto-replies, bounces, bulk and list mail, spam, our own
   messages, and mail that names no game.
