@@ -158,6 +158,17 @@ def test_long_games_end_and_use_every_card():
     assert not missing, f"never played: {missing}"
 
 
+def test_games_without_a_round_limit_end_by_elimination():
+    """The default game has no round limit (as the text): random play-outs of 2, 3 and 4 gods
+    still end, by elimination, with one god left."""
+    for seed, n in ((1, 2), (2, 3), (5, 3), (6, 4)):
+        state, _, kinds = play(seed, n, {}, check_every=31)
+        out = state["flow"]["outcome"]
+        assert state["game"]["round_limit"] == 0
+        assert len(out["winners"]) == 1 and out["reason"].endswith("is the last immortal standing")
+        assert len(state["game"]["out"]) == n - 1 and kinds["player_out"] == n - 1
+
+
 def test_games_through_the_store_replay_bit_for_bit(db, turns):
     """Whole games through the store (submit, resolve, reports) by host.autoplay, with
     bot_choice over the full legal_orders; replay re-runs them and every hash matches."""

@@ -213,6 +213,31 @@ def test_reports_show_the_map_hand_privately_and_the_order_form(db, turns):
     assert "# pass: end your turn" in ann
 
 
+def test_no_round_limit_by_default_and_every_report_states_the_end(db, turns):
+    """The text has no turn limit, nor has a game by default; a limit is the GM's option
+    (`rounds=N`), and the text reports and the public view the site shows say how the game ends."""
+    from pbem import host
+    from pbem.render import html
+
+    assert DATA["options"]["rounds"] == 0
+    assert "0 (default) = no limit" in RULES.info.options["rounds"]
+    for gid, opts, said in (("n1", {}, "There is no round limit: the game goes on until one god is left"),
+                            ("n2", {"rounds": "12"}, ("The game ends after round 12 if more than one god is still in; "
+                                                      "then the highest score"))):
+        host.new_game(db, "deity", gid, ["ann", "bob"], seed="12", options=opts, turns=turns)
+        host.submit(db, gid, "ann", b"start 0,0\n", trusted=True)
+        host.resolve(db, [gid], force=True, turns=turns)
+        state = json.loads(db["phases"].get((gid, 2))["state"])
+        assert state["game"]["round_limit"] == int(opts.get("rounds", 0))
+        public = RULES.view(state, None)
+        assert said in public["game_end"]
+        assert any(said in d["value"] for d in html.details(public))
+        for who in ("ann", "bob", "public"):
+            text = (turns / gid / "2" / "reports" / f"{who}.txt").read_text()
+            assert said in text, (gid, who)
+            assert ("Round 1 of 12;" in text) == bool(opts)
+
+
 def test_order_language_prefixes_aliases_and_errors():
     state = _a_game_in_play("lang")
     g = state["game"]
@@ -256,6 +281,61 @@ def test_attack_all_and_retreat_spelling():
     assert acks[0].order == "attack 2,2 -> 3,2 2 retreat 0"
     acks = engine.check_script(RULES, state, me, read_script("attack (2, 2) -> (3, 2) retreat 1"))
     assert acks[0].order == "attack 2,2 -> 3,2 3 retreat 1"
+
+
+def _blank(**kw) -> dict:
+    return {"terrain": "plains", "owner": None, "pop": 0, "armies": 0, "monsters": 0, "temple": False, "blight": None, **kw}
+
+
+def test_the_acknowledgement_does_not_reveal_the_other_players_standing_orders():
+    """Another player's standing Abjuration would negate the Earthquake: the check must not
+    play it (so the move after it is not rejected for a reason only that order explains)."""
+    state = _a_game_in_play("privacy")
+    g = state["game"]
+    me = state["flow"]["active"][0]
+    other = next(p for p in "abc" if p != me)
+    third = next(p for p in "abc" if p not in (me, other))
+    g["land"] = {"2,2": _blank(owner=me, pop=4), "3,2": _blank(owner=other, pop=1), "6,6": _blank(owner=other, pop=3),
+                 "0,8": _blank(owner=third, pop=3)}
+    g["turn"]["step"] = "miracle"
+    g["hands"][me] = ["earthquake"]
+    g["hands"][other] = ["abjuration"]
+    g["standing"][other] = {"abjure": [{"card": "earthquake", "mine": True}], "resurrect": 0}
+    acks = engine.check_script(RULES, state, me, read_script("play earthquake 3,2\nmove 1 pop 2,2 -> 3,2"))
+    assert [a.status for a in acks] == ["accepted", "accepted"]
+    res = engine.resolve(RULES, state, {me: read_script("play earthquake 3,2\nmove 1 pop 2,2 -> 3,2")}, "privacy")
+    assert any(e["type"] == "negated" for e in res.events)
+    assert [r.status for r in res.lines[me]] == ["executed", "skipped"]
+
+
+def test_an_order_of_a_later_step_is_judged_when_its_step_comes():
+    """Before the Miracle phase a move into a hex of one's own blight is accepted (the blight
+    may go on its roll at the start of that phase); into another god's blight, not rolled in
+    this turn, it is refused. At resolution the move is carried out or void, as the roll says."""
+    state = _a_game_in_play("later")
+    g = state["game"]
+    me = state["flow"]["active"][0]
+    other = next(p for p in "abc" if p != me)
+    third = next(p for p in "abc" if p not in (me, other))
+    g["land"] = {"2,2": _blank(owner=me, pop=4), "3,2": _blank(blight=me), "1,2": _blank(blight=other),
+                 "6,6": _blank(owner=other, pop=2), "5,6": _blank(), "0,8": _blank(owner=third, pop=3)}
+    g["turn"]["step"] = "temple"
+    ok = engine.check_script(RULES, state, me, read_script("move 1 pop 2,2 -> 3,2"))[0]
+    assert ok.status == "accepted"
+    bad = engine.check_script(RULES, state, me, read_script("move 1 pop 2,2 -> 1,2"))[0]
+    assert bad.status == "rejected" and "1,2 is blighted" in bad.reason
+    outcomes = set()
+    for seed in range(40):
+        res = engine.resolve(RULES, state, {me: read_script("move 1 pop 2,2 -> 3,2")}, f"later-{seed}")
+        roll = next(e for e in res.events if e["type"] == "blight_roll")
+        void = [e for e in res.events if e["type"] == "void"]
+        land = res.state["game"]["land"]
+        if roll["gone"]:
+            assert not void and land["3,2"]["owner"] == me and land["3,2"]["pop"] == 1
+        else:
+            assert void and "3,2 is blighted" in void[0]["reason"] and land["3,2"]["owner"] is None
+        outcomes.add(roll["gone"])
+    assert outcomes == {True, False}
 
 
 def test_hexgrid_draws_labels_of_several_lines():

@@ -33,7 +33,10 @@ def test_the_suite_covers_every_card_and_rule():
     for needed in ("temple-build-limits", "raise-armies-up-to-half", "growth-terrain-maximums", "battle-mountain-defence",
                    "movement-one-hex", "setup-six-space-rule", "world-random-valid", "world-manual-placing",
                    "world-river-keeps-a-water-side", "reaction-abjure-on-my-hexes", "reaction-resurrection-standing-order",
-                   "draw-one-plus-temples-hand-seven", "victory-last-one-standing", "victory-round-limit"):
+                   "draw-one-plus-temples-hand-seven", "victory-last-one-standing", "victory-round-limit",
+                   "victory-no-round-limit-by-default", "victory-monsters-keep-a-god-in",
+                   "movement-into-a-blight-gone-this-turn", "movement-into-a-blight-that-stays",
+                   "card-monsters-on-a-hex-cleared-by-the-blight-roll"):
         assert needed in names
     for terrain, top in TMAX.items():  # each terrain maximum is reached in the growth scenario
         growth = (games_dir() / "deity" / "scenarios" / "growth-terrain-maximums.toml").read_text()

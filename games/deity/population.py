@@ -98,10 +98,15 @@ def grow(tab: Tables, g: dict, p: str) -> list[Event]:
 
 
 def preview(tab: Tables, g: dict, p: str) -> dict:
-    """The position as the Miracle phase would find it (growth done; blights assumed to
-    stay): what later-phase orders are checked against before the turn gets there."""
+    """The position as the Miracle phase may find it: what later-phase orders are offered
+    against before the turn gets there. The growth is done; p's own blights, which he rolls
+    for at the beginning of the Miracle phase, are taken as gone (each may go on its roll), so
+    an order the dice may allow is offered, and judged again when its step comes."""
     pg = dict(g)
     pg["land"] = {k: dict(c) for k, c in g["land"].items()}
     pg["turn"] = dict(g["turn"], step="miracle")
     grow(tab, pg, p)
+    for c in pg["land"].values():
+        if c["blight"] == p:
+            c["blight"] = None
     return pg

@@ -17,11 +17,18 @@ The flow of a game:
   discard (only when over 7 cards), Build Temple, Raise Armies, [growth], Miracle, Battle,
   [end of battle: Resurrection], Movement; ``pass`` ends the turn.
 
+  A line is judged when its step comes. An order of a later step is offered (``legal_orders``)
+  if it may be legal once the turn gets there: it is checked against the position after the
+  growth, with the player's own blights, which he rolls for at the beginning of the Miracle
+  phase, taken as gone (``population.preview``). ``apply`` moves the turn on (rolling those
+  dice, playing the other players' standing Resurrections) and judges the order again in the
+  position of its step: if it is no longer possible it is void (an event says why).
+
 Where the rules text is implemented (its section headings -> module.function):
 
-* OBJECTIVE -> rules: ``_check_out`` (a god with no population, army or temple is out),
-  ``_finish``; the round limit (an option, not in the text): ``_next_turn``,
-  ``_finish_by_score``, ``scores``
+* OBJECTIVE -> rules: ``_check_out`` (a god with no population, army -- monsters count as
+  armies -- or temple is out), ``_finish``; the round limit (an option the GM may set, not in
+  the text; none by default): ``_next_turn``, ``_finish_by_score``, ``scores``, ``_game_end``
 * WORLD BUILDING PREGAME SETUP PHASE -> world: ``spots``, ``build_random`` (world=random),
   ``draw_counter``, ``put``, ``redraw`` (world=manual); rules: ``_world_turn``
 * SETUP -> world: ``roll_starts``, ``start_orders``, ``choose_start``, ``serve_starts``
@@ -57,7 +64,7 @@ from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
 from .battle import attack_orders, battle
-from .board import blank_cell, coastal, fix, geo_of, land_keys, temples, total
+from .board import blank_cell, coastal, geo_of, land_keys, temples, total
 from .bot import decide as bot_decide
 from .cards import discard, discard_orders, draw, set_standing, standing_list
 from .miracles import blight_rolls, play, play_orders, resurrection_orders, standing_resurrections
@@ -82,7 +89,7 @@ GAME_INFO = GameInfo(
         "size": "the map: 10 (10x10 hexes, default) or 12 (12x12)",
         "world": "'random' (default: the engine builds the world from the game seed) or 'manual' (the players build it, one counter a turn)",
         "start": "who starts: 'seat' (the first --player, default) or 'random'",
-        "rounds": "round limit (default 60; the highest score wins then); 0 = no limit, as in the text",
+        "rounds": "round limit: the game ends after round N and the highest score wins; 0 (default) = no limit, as in the text",
     },
 )
 
@@ -334,18 +341,14 @@ class DeityRules(Rules):
         if state["flow"].get("over") or state["flow"]["phase"] != "turn":
             return []
         alive = self._alive(g)
-        keeps = set()
-        for c in g["land"].values():
-            if c["owner"] and (c["pop"] or c["armies"] or c["temple"]):
-                keeps.add(c["owner"])
+        # "Destroy all of your opponent armies, populations, and temples": monsters are armies
+        # (that never move), so they keep their god in; any counter of his does.
+        keeps = {c["owner"] for c in g["land"].values() if c["owner"] and total(c)}
         newly = [p for p in alive if p not in keeps]
         events: list[Event] = []
         for p in newly:
             g["out"].append(p)
             for c in g["land"].values():
-                if c["owner"] == p:
-                    c["monsters"] = 0
-                    fix(c)
                 if c["blight"] == p:
                     c["blight"] = None
             g["discard"] += g["hands"][p]
@@ -446,6 +449,17 @@ class DeityRules(Rules):
     def private_order(self, state, player, order):
         return order.verb == "start"  # a sealed choice
 
+    def preview_state(self, state, player):
+        """The copy of the position `player`'s submission is checked in: the other players'
+        standing orders (Abjuration, Resurrection), which no one else may see, are left out,
+        so whether a line is accepted never tells what they are. Their reactions come at
+        resolution: an order they make impossible is skipped, or void (see ``apply``)."""
+        g = state["game"]
+        for q in g["standing"]:
+            if q != player:
+                g["standing"][q] = {"abjure": [], "resurrect": 0}
+        return state
+
     # --- applying an order -----------------------------------------------------------------
     def apply(self, state, player, order, rng):
         g = state["game"]
@@ -478,11 +492,14 @@ class DeityRules(Rules):
         gen = "resurrection" if kind == "play" and order.payload[1] == "resurrection" else kind
         step = KIND_STEP[gen]
         if STEPS.index(step) > STEPS.index(t["step"]):
+            # A line is judged when its step comes: move the turn on (growth, the blight rolls,
+            # the standing Resurrections), then judge the order in that position.
             events += self._advance_to(state, step, rng)
             still = dict(self._gens(state, player)).get(gen)
             if still is None or not any(o is order or o == order for o in still()):
+                why = why_illegal(self.tab, state, player, list(order.tokens)) or "it is not legal then"
                 events.append({"type": "void", "player": player, "order": order.text,
-                               "reason": f"by the {STEP_NAMES[step]} phase it was no longer possible"})
+                               "reason": f"by the {STEP_NAMES[step]} phase it was no longer possible: {why}"})
                 return events + self._after(state, rng)
         if kind == "temple":
             events += build_temple(self.tab, g, player, order.payload[1])
@@ -579,6 +596,16 @@ class DeityRules(Rules):
         return []
 
     # --- views, scores ---------------------------------------------------------------------
+    @staticmethod
+    def _game_end(g: dict) -> str:
+        """How the game ends, as every report states it."""
+        limit = g["round_limit"]
+        if limit:
+            return (f"The game ends after round {limit} if more than one god is still in; then the highest "
+                    f"score (population + armies + monsters + 6 per temple) wins, a tie sharing the win. "
+                    f"Before that, the last god standing wins.")
+        return "There is no round limit: the game goes on until one god is left; the last god standing wins."
+
     def scores(self, state):
         g = state["game"]
         out = {p: 0 for p in g["players"]}
@@ -623,6 +650,7 @@ class DeityRules(Rules):
             "world_mode": g["world_mode"],
             "round": g["round"],
             "round_limit": g["round_limit"],
+            "game_end": self._game_end(g),
             "players": [
                 {"name": p, "letter": g["letter"][p], "hand": len(g["hands"][p]), "out": p in g["out"],
                  "score": scores[p], "start_pop": g["start_pop"].get(p), "redraws": g["world"]["redraws"][p],
