@@ -369,7 +369,7 @@ def test_a_player_whose_every_order_is_forced_is_never_awaited_nor_nmr(cli, tmp_
 
     def starve_bob(g):
         g["deck"] = []
-        g["temples_left"] = 0
+        g["temples_left"]["bob"] = 0  # none of bob's own 6 left
         g["stock"] = 0
         g["crystals"]["bob"] = 0
         g["extra_cards"]["bob"] = 0

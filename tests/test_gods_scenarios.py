@@ -45,7 +45,10 @@ def test_gods_scenario_position_is_consistent(path):
         where = f"{path.name} [seed {out.seed}]"
         assert sum(g["crystals"].values()) + g["stock"] == comp["crystals"], f"{where}: crystals not conserved"
         assert all(0 <= c <= data["rules"]["crystal_cap"] for c in g["crystals"].values()), where
-        assert g["temples_left"] + sum(g["temples_built"].values()) == comp["temples"], f"{where}: temples"
+        assert set(g["temples_left"]) == set(g["players"]), f"{where}: temples of gods not in the game"
+        for p in g["players"]:  # each god's own set of 6; the absent colours' sets are out of the game
+            assert g["temples_left"][p] >= 0, f"{where}: {p}'s temples"
+            assert g["temples_left"][p] + g["temples_built"][p] == comp["temples_per_god"], f"{where}: {p}'s temples"
         claimed = Counter(c["god"] for c in g["board"].values() if c["kind"] == "tribe" and c["god"])
         on_board = Counter(c["god"] for c in g["board"].values() if c["kind"] == "temple")
         for p in g["players"]:

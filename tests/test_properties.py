@@ -3,7 +3,8 @@
 checked against invariants computed independently of the rules module:
 
 * every one of the 72 hex cards is somewhere exactly once (draw pile, display, discard pile,
-  board, temple supply, kept extra action cards), per card kind;
+  board, each god's own temples, kept extra action cards), per card kind -- but for the
+  temples of the colours nobody plays, which leave the game (6 per absent colour);
 * god markers conserved (markers left + tribes marked = 15 per god);
 * crystals conserved (stock + every god's = 50), each god's within 0..12;
 * nation and victory point cards conserved per colour; a victory point card is never lost;
@@ -56,6 +57,7 @@ DATA = load_data("gods")
 HEX_CARDS = 72
 CRYSTALS = 50
 MARKERS_PER_GOD = 15
+TEMPLES_PER_GOD = 6  # 24 temples, 4 colours
 CRYSTAL_CAP = 12
 NATION_POINTS, VP_POINTS, TEMPLE_PENALTY = 3, 2, 4
 
@@ -77,6 +79,7 @@ def test_the_data_matches_the_component_list():
     assert sum(n for k, n in CARDS.items() if k.startswith("tribe:")) == 32
     assert DATA["components"]["crystals"] == CRYSTALS
     assert DATA["rules"]["markers_per_god"] == MARKERS_PER_GOD
+    assert DATA["components"]["temples_per_god"] == TEMPLES_PER_GOD and 4 * TEMPLES_PER_GOD == CARDS["temple"]
     assert DATA["rules"]["crystal_cap"] == CRYSTAL_CAP
 
 
@@ -95,11 +98,13 @@ def check_invariants(state: dict, context: str, vp_before: dict | None = None) -
     where.update(g["discard"])
     for cell in board.values():
         where["tribe:" + cell["colour"] if cell["kind"] == "tribe" else cell["kind"]] += 1
-    where["temple"] += g["temples_left"]
+    where["temple"] += sum(g["temples_left"].values())
     where["extra"] += sum(g["extra_cards"].values())
-    assert where == CARDS, f"{context}: cards not conserved: {dict(where - CARDS)} extra, {dict(CARDS - where)} missing"
+    in_play = CARDS - Counter({"temple": TEMPLES_PER_GOD * (4 - len(players))})  # absent colours' sets are out
+    assert where == in_play, f"{context}: cards not conserved: {dict(where - in_play)} extra, {dict(in_play - where)} missing"
     assert len(g["display"]) <= 2, context
-    assert g["temples_left"] >= 0 and all(n >= 0 for n in g["extra_cards"].values()), context
+    assert set(g["temples_left"]) == set(players) and all(n >= 0 for n in g["temples_left"].values()), context
+    assert all(n >= 0 for n in g["extra_cards"].values()), context
     assert ("gameend" in g["discard"]) == g["gameend_revealed"], context
 
     # markers
@@ -118,6 +123,7 @@ def check_invariants(state: dict, context: str, vp_before: dict | None = None) -
     # temples
     built = Counter(c["god"] for c in board.values() if c["kind"] == "temple")
     assert all(built[p] == g["temples_built"][p] for p in players), f"{context}: temples_built {g['temples_built']} vs board {dict(built)}"
+    assert all(g["temples_left"][p] + built[p] == TEMPLES_PER_GOD for p in players), f"{context}: each god's 6 temples: left {g['temples_left']}, on the board {dict(built)}"
     assert sum(built.values()) == sum(g["temples_built"].values()), context
 
     # nation and victory point cards

@@ -5,7 +5,9 @@ game info constant, the Rules class (set-up, legal orders, apply, views, scores)
 
 Where each section of the rules text (shared/rules/gods.md) is implemented (methods of GodsRules
 unless named otherwise; `apply "x"` is the branch of apply for the order x):
-  Components                  data.toml; _validate (72 hex cards, set-ups); setup builds the pile
+  Components                  data.toml; _validate (72 hex cards, 4 god colours x 6 temples, set-ups);
+                              setup builds the pile and gives each god the 6 temples of their
+                              colour (the sets of absent colours leave the game)
   Game concept                (the whole module)
   Preparation                 setup (start player: option `start`; 2 crystals each; the set-up
                               cards by number of players; the game end card among the bottom 3),
@@ -30,7 +32,8 @@ unless named otherwise; `apply "x"` is the branch of apply for the order x):
                               cards: _may_end, apply "endgame"; the count and the temple
                               penalty: scores; the winner, ties by crystals: _finish
   Note                        no card on another: legal_orders, why_illegal; out of markers:
-                              apply "tribe", _convert; out of temples: legal_orders; out of
+                              apply "tribe", _convert; out of temples (a god's own 6):
+                              legal_orders, why_illegal; out of
                               victory point cards: _check_nations
   Tactics                     (advice: nothing to implement)
 """
@@ -55,13 +58,13 @@ GAME_INFO = GameInfo(
 GRAMMAR = Grammar(
     verbs={
         "tribe": ("word? hex", "place a tribe from the display at q,r (name its colour if the display holds two colours); costs 1 crystal per adjacent card"),
-        "temple": ("hex", "place a temple from the supply at q,r; costs 3 crystals per adjacent card; converts every adjacent tribe"),
+        "temple": ("hex", "place one of your temples at q,r (each god has 6); costs 3 crystals per adjacent card; converts every adjacent tribe"),
         "wasteland": ("hex", "place a wasteland from the display at q,r; gains 1 crystal"),
         "whirlwind": ("hex -> hex", "take the whirlwind from the display and move a wasteland from q,r to q,r; free"),
         "move": ("hex -> hex", "reposition a wasteland from q,r to q,r; costs 2 crystals"),
         "keep": ("word?", "take the extra action card from the display and keep it for later; free"),
         "extra": ("", "play a kept extra action card: one more action this turn (not an action itself)"),
-        "discard": ("word word?", "discard a card from the display, e.g. `discard green` or `discard wasteland`"),
+        "discard": ("word word?", "discard a card from the display, e.g. `discard green tribe` (`tribe` may be left out) or `discard wasteland`"),
         "endgame": ("", "end the game now (needs nations of 3 colours, or 4 nation cards)"),
         "pass": ("", "forfeit an action (only when the display is empty)"),
     },
@@ -78,8 +81,11 @@ def _validate(data: dict) -> dict:
         if len(rules["god_colours"]) < data["max_players"]:
             raise DataError("gods: too few god colours for max_players")
         draw = deck["tribes_per_colour"] * len(colours) + deck["wasteland"] + deck["extra"] + deck["whirlwind"] + deck["gameend"]
-        if draw + comp["temples"] != 72:
-            raise DataError(f"gods: the hex cards must number 72, not {draw + comp['temples']}")
+        temples = comp["temples_per_god"] * len(rules["god_colours"])
+        if temples != comp["temples"]:
+            raise DataError(f"gods: {len(rules['god_colours'])} god colours x {comp['temples_per_god']} temples make {temples}, not {comp['temples']}")
+        if draw + temples != 72:
+            raise DataError(f"gods: the hex cards must number 72, not {draw + temples}")
         for n in range(data["min_players"], data["max_players"] + 1):
             cells = [parse_key(c["at"]) for c in data["setup"][str(n)]]
             if len(set(cells)) != len(cells):
@@ -94,6 +100,11 @@ def card_name(card: str) -> str:
     if card.startswith("tribe:"):
         return f"{card[6:]} tribe"
     return {"extra": "extra action", "gameend": "game end"}.get(card, card)
+
+
+def article(word: str) -> str:
+    """'a' or 'an' before a word (the card and colour names: 'an orange tribe', 'a wasteland')."""
+    return "an" if word and word[0].lower() in "aeiou" else "a"
 
 
 class GodsRules(Rules):
@@ -123,7 +134,9 @@ class GodsRules(Rules):
             card = entry["card"]
             pile.remove(card)
             board[key(*parse_key(entry["at"]))] = self._card_on_board(card, None)
-        events: list[Event] = [{"type": "setup", "cards": len(board)}]
+        per_god = self.c["temples_per_god"]
+        events: list[Event] = [{"type": "setup", "cards": len(board), "temples_each": per_god,
+                                "temples_out": self.c["temples"] - per_god * n}]
         rng.shuffle(pile)
         bottom = self.r["game_end_in_bottom"]
         tail = pile[len(pile) - (bottom - 1):]
@@ -144,7 +157,7 @@ class GodsRules(Rules):
             "deck": pile,
             "display": [],
             "discard": [],
-            "temples_left": self.c["temples"],
+            "temples_left": {p: self.c["temples_per_god"] for p in players},  # each god's own set
             "stock": self.c["crystals"] - start_crystals * n,
             "crystals": {p: start_crystals for p in players},
             "markers": {p: self.r["markers_per_god"] for p in players},
@@ -255,7 +268,7 @@ class GodsRules(Rules):
             for colour in tribe_colours:
                 if adj * self.r["tribe_cost_per_neighbour"] <= money:
                     orders.append(Order(("tribe", colour, k), ("tribe", colour, k), frozenset({1})))
-            if g["temples_left"] > 0 and adj * self.r["temple_cost_per_neighbour"] <= money:
+            if g["temples_left"][player] > 0 and adj * self.r["temple_cost_per_neighbour"] <= money:
                 orders.append(Order(("temple", k), ("temple", k)))
             if "wasteland" in display:
                 orders.append(Order(("wasteland", k), ("wasteland", k)))
@@ -279,11 +292,7 @@ class GodsRules(Rules):
         if g["extra_cards"][player] > 0:
             orders.append(Order(("extra",), ("extra",)))
         for card in sorted(set(display)):
-            if card.startswith("tribe:"):
-                orders.append(Order(("discard", card[6:], "tribe"), ("discard", card), frozenset({2})))
-            else:
-                word = {"extra": "extra"}.get(card, card)
-                orders.append(Order(("discard", word), ("discard", card)))
+            orders.append(self._discard_order(card))
         if self._may_end(g, player):
             orders.append(Order(("endgame",), ("endgame",)))
         if not display:
@@ -298,10 +307,16 @@ class GodsRules(Rules):
     def default_order(self, state, player):
         display = state["game"]["display"]
         if display:
-            card = display[0]
-            word = card[6:] if card.startswith("tribe:") else card
-            return Order(("discard", word), ("discard", card))
+            return self._discard_order(display[0])
         return Order(("pass",), ("pass",))
+
+    @staticmethod
+    def _discard_order(card: str) -> Order:
+        """`discard green tribe` (`tribe` may be left out), `discard wasteland`, ...: one
+        spelling for the legal orders, the did-you-mean, the default order and ORDERS.md."""
+        if card.startswith("tribe:"):
+            return Order(("discard", card[6:], "tribe"), ("discard", card), frozenset({2}))
+        return Order(("discard", card), ("discard", card))
 
     def why_illegal(self, state, player, typed):
         g = state["game"]
@@ -316,8 +331,8 @@ class GodsRules(Rules):
             return f"there is no {verb} in the display (display: {', '.join(card_name(c) for c in g['display']) or 'empty'})"
         if verb == "tribe" and len(typed) == 3 and not any(c[6:].startswith(typed[1]) for c in g["display"] if c.startswith("tribe:")):
             return f"there is no {typed[1]} tribe in the display"
-        if verb == "temple" and g["temples_left"] <= 0:
-            return "no temples are left in the supply"
+        if verb == "temple" and g["temples_left"][player] <= 0:
+            return f"you have no temples left (you have built all {self.c['temples_per_god']} of your colour)"
         if verb in ("whirlwind",) and "whirlwind" not in g["display"]:
             return "there is no whirlwind in the display"
         if verb in ("keep",) and "extra" not in g["display"]:
@@ -352,7 +367,8 @@ class GodsRules(Rules):
         if verb in ("tribe", "temple", "wasteland") and cells:
             cell = cells[-1]
             if cell in g["board"]:
-                return f"{cell} is already occupied by a {self._describe(g['board'][cell])}"
+                what = self._describe(g["board"][cell])
+                return f"{cell} is already occupied by {article(what)} {what}"
             adj = len(self._adjacent_cards(g["board"], parse_key(cell)))
             if adj == 0:
                 return f"{cell} does not adjoin any card"
@@ -393,7 +409,7 @@ class GodsRules(Rules):
             cell = parse_key(k)
             cost = len(self._adjacent_cards(board, cell)) * self.r["temple_cost_per_neighbour"]
             self._pay(g, player, cost)
-            g["temples_left"] -= 1
+            g["temples_left"][player] -= 1
             g["temples_built"][player] += 1
             board[k] = {"kind": "temple", "god": player}
             events.append({"type": "temple", "player": player, "at": k, "cost": cost})
@@ -544,6 +560,7 @@ class GodsRules(Rules):
                     "markers_left": g["markers"][p],
                     "extra_cards": g["extra_cards"][p],
                     "temples_built": g["temples_built"][p],
+                    "temples_left": g["temples_left"][p],
                     "nations": dict(sorted(g["nations"][p].items())),
                     "vp_cards": dict(sorted(g["vp_cards"][p].items())),
                     "can_end": self._may_end(g, p),
@@ -554,7 +571,6 @@ class GodsRules(Rules):
             "display": [card_name(c) for c in g["display"]],
             "deck_count": len(g["deck"]),
             "discard": [card_name(c) for c in g["discard"]],
-            "temples_left": g["temples_left"],
             "stock": g["stock"],
             "nation_stock": dict(g["nation_stock"]),
             "vp_stock": dict(g["vp_stock"]),
