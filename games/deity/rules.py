@@ -59,7 +59,7 @@ objects, made once), reasons.py (``why_illegal``), bot.py (the bot's choices).
 from __future__ import annotations
 
 from pbem.core.engine import Event, GameInfo, Rules
-from pbem.core.errors import DataError
+from pbem.core.errors import DataError, IllegalOrderError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
@@ -458,6 +458,7 @@ class DeityRules(Rules):
         for q in g["standing"]:
             if q != player:
                 g["standing"][q] = {"abjure": [], "resurrect": 0}
+        g["checking"] = player  # this copy checks a submission: see `apply`
         return state
 
     # --- applying an order -----------------------------------------------------------------
@@ -498,6 +499,8 @@ class DeityRules(Rules):
             still = dict(self._gens(state, player)).get(gen)
             if still is None or not any(o is order or o == order for o in still()):
                 why = why_illegal(self.tab, state, player, list(order.tokens)) or "it is not legal then"
+                if g.get("checking"):  # a submission check: the line fails here, in this outcome of the dice
+                    raise IllegalOrderError(f"'{order.text}': by the {STEP_NAMES[step]} phase: {why}")
                 events.append({"type": "void", "player": player, "order": order.text,
                                "reason": f"by the {STEP_NAMES[step]} phase it was no longer possible: {why}"})
                 return events + self._after(state, rng)

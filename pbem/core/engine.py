@@ -184,9 +184,11 @@ class LineResult:
     error: str = ""  # a rejected line's kind: invalid (no such order), illegal (not now), ambiguous
 
 
-def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> tuple[Order, list[Event], bool]:
+def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
+              was_asked: bool = False) -> tuple[Order, list[Event], bool]:
     """Match one line against the legal orders now and apply it. Returns the order, its
-    events, and whether it was a standing order."""
+    events, and whether it was a standing order. `was_asked`: the player was asked in this
+    phase (so a line after their part of it ended is "used up", not "not your turn")."""
     active = player in active_players(rules, state)
     standing = rules.standing_orders(state, player)
     legal = (rules.legal_orders(state, player) if active else []) + standing
@@ -194,6 +196,11 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng) -> t
         order = match_order(rules.grammar, legal, line, lambda typed: rules.why_illegal(state, player, typed))
     except IllegalOrderError as err:
         if not active and not rules.standing_orders(state, player):
+            if was_asked and not state["flow"].get("over"):
+                raise IllegalOrderError(
+                    f"'{line.text}': your part of this turn is over (the orders before it used up your actions)",
+                    line.text, line.number, 1,
+                ) from err
             raise IllegalOrderError(
                 f"'{line.text}': it is not your turn", line.text, line.number, 1
             ) from err
@@ -213,17 +220,18 @@ CHECK_WORLDS = 12  # independent dice streams (and fillings of the hidden cards)
 
 def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rng) -> list[tuple[Order | None, OrderError | None, bool]]:
     """One play-through of a script in a copy of the position: for each line, the order it
-    matched (or the error), and whether dice or hidden cards had been met before it."""
+    matched (or the error), and whether dice or hidden cards had been met by then -- before it,
+    or by the line itself on the way to its step (Deity's blight roll before a later move)."""
     sim = rules.preview_state(copy.deepcopy(state), player)
+    asked = player in active_players(rules, sim)
     out = []
     for line in script.lines:
-        uncertain = rng.counter > 0
         try:
-            order, _, _ = _run_line(rules, sim, player, line, rng)
-            out.append((order, None, uncertain))
+            order, _, _ = _run_line(rules, sim, player, line, rng, was_asked=asked)
+            out.append((order, None, rng.counter > 0))
         except OrderError as err:
             err.line, err.text = line.number, line.text
-            out.append((None, err, uncertain))
+            out.append((None, err, rng.counter > 0))
     return out
 
 
