@@ -321,7 +321,8 @@ def test_an_order_of_a_later_step_is_judged_when_its_step_comes():
                  "6,6": _blank(owner=other, pop=2), "5,6": _blank(), "0,8": _blank(owner=third, pop=3)}
     g["turn"]["step"] = "temple"
     ok = engine.check_script(RULES, state, me, read_script("move 1 pop 2,2 -> 3,2"))[0]
-    assert ok.status == "accepted"
+    # legal only if the blight goes on its roll: "accepted, if the dice allow", with the reason
+    assert ok.status == "accepted" and "depends on earlier dice" in ok.reason and "3,2 is blighted" in ok.reason
     bad = engine.check_script(RULES, state, me, read_script("move 1 pop 2,2 -> 1,2"))[0]
     assert bad.status == "rejected" and "1,2 is blighted" in bad.reason
     outcomes = set()
