@@ -46,6 +46,7 @@ from pbem.core.flow import Clockwise
 from pbem.core.hexgrid import NEIGHBOURS, key, neighbours, parse_key
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
+from pbem.core.words import plural
 
 GAME_INFO = GameInfo(
     name="gods",
@@ -580,6 +581,35 @@ class GodsRules(Rules):
         if player is not None:
             public["you"] = player
         return public
+
+    def summary(self, view):
+        """The position as a score sheet: whose turn, the display, the piles and the stocks."""
+        def listed(names):
+            return ", ".join(names) if names else "empty"
+
+        def per_colour(counts):
+            left = [f"{n} {c}" for c, n in counts.items() if n]
+            return ", ".join(left) if left else "none left"
+
+        turn = view.get("turn") or {}
+        out = []
+        if turn.get("player"):
+            left = turn.get("actions_left", 0)
+            out.append(("Turn", f"{turn.get('number', '')}: {turn['player']} to play, {plural(left, 'action')} left"))
+        out += [
+            ("Display", listed(view.get("display", []))),
+            ("Draw pile", plural(view.get("deck_count", 0), "card")),
+            ("Discard pile", listed(view.get("discard", []))),
+            ("Crystals in the stock", str(view.get("stock", 0))),
+            ("Nation cards left", per_colour(view.get("nation_stock", {}))),
+            ("Victory point cards left", per_colour(view.get("vp_stock", {}))),
+        ]
+        for p in view.get("players", []):
+            out.append((f"{p['name']} ({p['colour']})",
+                        f"{plural(p['crystals'], 'crystal')}; left: {plural(p['markers_left'], 'marker')}, "
+                        f"{plural(p['temples_left'], 'temple')}; {p['temples_built']} built"
+                        + (f"; {plural(p['extra_cards'], 'extra action card')} kept" if p.get("extra_cards") else "")))
+        return out
 
 
 RULES = GodsRules

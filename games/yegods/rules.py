@@ -58,6 +58,7 @@ from pbem.core.engine import Event, GameInfo, Request, Rules
 from pbem.core.errors import DataError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
+from pbem.core.words import plural
 
 from .board import in_play, owned, place_priest, priests_at, priests_on_board, recount, saints_at, total, who
 from .bot import choose_order
@@ -649,6 +650,34 @@ class YeGodsRules(Rules):
                 public["turn"]["movable"] = {p: n for p in self.provinces
                                              if (t.get("step") or 1) <= 3 and (n := movable(g, t, t["god"], p)) > 0}
         return public
+
+    def summary(self, view):
+        """The position as a score sheet: the round and whose turn, the supplies, each god."""
+        title = {gd["god"]: gd["title"] for gd in view.get("gods", [])}
+        out = [("Round", f"{view.get('round')}; turn order {', '.join(title.get(g, g) for g in view.get('order', []))}")]
+        t = view.get("turn") or {}
+        if t.get("god"):
+            step = f"step {t['step']} ({t['step_name']})" if t.get("step") else "starting"
+            out.append(("Turn", f"{title.get(t['god'], t['god'])}, played by {t.get('player')}: {step}"))
+        if view.get("unknown"):
+            out.append(("The Unknown God", f"{title.get(view['unknown'], view['unknown'])}, played this round by "
+                                           f"{view.get('unknown_controller') or 'nobody'}"))
+        costs = view.get("costs") or {}
+        out += [
+            ("Worshippers in the pool", str(view.get("pool", 0))),
+            ("Heretics left", str(view.get("heretics_left", 0))),
+            ("Donatives left in the bank", str(view.get("donatives_left", 0))),
+            ("God cards", f"{view.get('deck', 0)} in the draw pile, {view.get('discard', 0)} discarded"),
+            ("Costs", f"a priest {costs.get('priest')} donatives, a card {costs.get('card')}"),
+        ]
+        for gd in view.get("gods", []):
+            state = "out of the game" if gd.get("out") else (
+                f"{plural(gd['worshippers'], 'worshipper')}, {plural(gd['owned'], 'province')}, "
+                f"{plural(gd['priests'], 'priest')} ({gd['priests_left']} in reserve), {plural(gd['saints'], 'saint')}, "
+                f"{plural(gd['hand'], 'card')} in hand")
+            who = f"{gd['title']} ({gd['player']})" if gd.get("player") else gd["title"]
+            out.append((who, state))
+        return out
 
     def preview_state(self, state, player):
         """For checking a submission: every card `player` cannot see (the draw pile and the

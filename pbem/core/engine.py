@@ -117,6 +117,12 @@ class Rules:
     def scores(self, state: dict) -> dict[str, int]:
         return {}
 
+    def summary(self, view: dict) -> list[tuple[str, str]]:
+        """The position as a player would note it on a score sheet: (label, text) pairs in
+        plain words, from a view (so it shows only what that view may see). The HTML report
+        and the site show it beside the map and the standings; no state key is shown raw."""
+        return []
+
     def outcome(self, state: dict) -> dict | None:
         """None while the game runs; else {"winners": [...], "scores": {...}, ...}."""
         return state["flow"].get("outcome")

@@ -339,22 +339,14 @@ def players_table(game: Game, view: dict | None, scores: dict | None) -> dict:
     return {"columns": cols, "rows": out, "scored": bool(scores)}
 
 
-def details(view: dict | None) -> list[dict]:
-    """The rest of the public view, as a list of name/value pairs."""
-    if not view:
+def details(rules, view: dict | None) -> list[dict]:
+    """The game's labelled summary of a position (Rules.summary), never raw view keys."""
+    if not view or rules is None:
         return []
-    out = []
-    for k, v in view.items():
-        if k in ("players", "board", "scores", "you", "map", "provinces", "hexes", "altars"):
-            continue
-        if isinstance(v, list) and v and not all(_scalar(x) for x in v):
-            continue
-        if isinstance(v, (list, dict)) and len(v) > 12:  # a lookup table or the board itself: not a fact
-            continue
-        if isinstance(v, dict) and any(not _scalar(x) and not isinstance(x, (list, dict)) for x in v.values()):
-            continue
-        out.append({"name": str(k), "value": _show(v)})
-    return out
+    try:
+        return [{"name": label, "value": text} for label, text in rules.summary(view)]
+    except Exception:  # a summary that fails must not stop a page; the map and standings remain
+        return []
 
 
 def chart_data(game: Game, upto: int) -> dict | None:
@@ -450,7 +442,7 @@ def render_html_report(db, game_id: str, player: str | None = None, turn: int | 
         "text_position": "" if has_template(f"{game_row['type']}/map.svg.j2") else text_position(
             db, rules, game_row, state, view, events, number, engine.active_players(rules, state)),
         "standings": players_table(public_game, view, scores),
-        "details": details(view),
+        "details": details(rules, view),
         "chart_svg": render_chart(chart_data(public_game, number), uid="rc"),
         "outcome": rules.outcome(state) if over else None,
         "seed": game_row["seed"] if over and game_row["status"] == "finished" else None,

@@ -138,7 +138,7 @@ def _turn_context(game: Game, facts: dict, summaries: list[str], root: str) -> d
         "map": {"view": t.view} if game.has_map else None,
         "text_position": t.text_position,
         "standings": players_table(game, t.view, t.scores),
-        "details": details(t.view),
+        "details": details(game.rules, t.view),
         "outcome": facts["outcome"],
         "seed": facts["seed"],
         "history": past[-HISTORY_LINES:],
