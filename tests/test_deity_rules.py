@@ -231,7 +231,7 @@ def test_no_round_limit_by_default_and_every_report_states_the_end(db, turns):
         assert state["game"]["round_limit"] == int(opts.get("rounds", 0))
         public = RULES.view(state, None)
         assert said in public["game_end"]
-        assert any(said in d["value"] for d in html.details(public))
+        assert any(said in d["value"] for d in html.details(RULES, public))
         for who in ("ann", "bob", "public"):
             text = (turns / gid / "2" / "reports" / f"{who}.txt").read_text()
             assert said in text, (gid, who)
@@ -275,10 +275,13 @@ def test_attack_all_and_retreat_spelling():
         "3,2": {"terrain": "plains", "owner": other, "pop": 1, "armies": 0, "monsters": 0, "temple": False, "blight": None},
     }
     g["turn"]["step"] = "battle"
+    # an attack to the end is spelt without `retreat` (as ORDERS.md writes it); `retreat 0` may be typed
     acks = engine.check_script(RULES, state, me, read_script("attack 2,2 -> 3,2"))
-    assert acks[0].order == "attack 2,2 -> 3,2 3 retreat 0"
+    assert acks[0].order == "attack 2,2 -> 3,2 3"
     acks = engine.check_script(RULES, state, me, read_script("attack 2,2 to 3,2 2"))
-    assert acks[0].order == "attack 2,2 -> 3,2 2 retreat 0"
+    assert acks[0].order == "attack 2,2 -> 3,2 2"
+    acks = engine.check_script(RULES, state, me, read_script("attack 2,2 -> 3,2 2 retreat 0"))
+    assert acks[0].order == "attack 2,2 -> 3,2 2"
     acks = engine.check_script(RULES, state, me, read_script("attack (2, 2) -> (3, 2) retreat 1"))
     assert acks[0].order == "attack 2,2 -> 3,2 3 retreat 1"
 

@@ -22,20 +22,41 @@ def attackers(g: dict, k: str) -> int:
     return fresh + (once if t["holy_war"] else 0)
 
 
+class ToTheEnd(Order):
+    """An attack without a retreat (they fight to the end). `retreat 0` stays in its tokens,
+    both optional, so `attack 2,2 -> 3,2` and `attack 2,2 -> 3,2 retreat 0` are both this
+    order; its text leaves them out, as ORDERS.md spells it: the form, the acknowledgement
+    and the did-you-mean show `attack 2,2 -> 3,2 3`, not a `retreat` the player never asked
+    for (a close match among equally close texts is the last in alphabetical order, which
+    with every attack spelt `retreat K` was the one with the highest K)."""
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens[:-2])
+
+
 def _attack_series(src: str, dst: str, avail: int) -> list[Order]:
-    """Every attack of src on dst: N of the avail armies, retreating at K or fewer; the plain
-    attack (all armies, no retreat) first."""
+    """Every attack of src on dst: N of the avail armies, retreating at K or fewer. The plain
+    attack (all armies, to the end) first; then the other retreats of all the armies, the
+    attacks of fewer, and last the attacks that withdraw after their first round whatever
+    happens (`retreat K` with K the number attacking: legal -- the attacker may decide to
+    retreat after any round -- but never what a form or a did-you-mean leads with)."""
     lst = []
     for n in range(1, avail + 1):
-        for k in range(0, n + 1):
+        for k in range(n + 1):
             opt = set()
             if n == avail:
                 opt.add(4)
             if k == 0:
                 opt |= {5, 6}
-            lst.append(Order(("attack", src, "->", dst, str(n), "retreat", str(k)),
-                             ("attack", src, dst, n, k), frozenset(opt)))
-    lst.sort(key=lambda o: o.optional != frozenset({4, 5, 6}))
+            make = ToTheEnd if k == 0 else Order
+            lst.append(make(("attack", src, "->", dst, str(n), "retreat", str(k)),
+                            ("attack", src, dst, n, k), frozenset(opt)))
+
+    def rank(o: Order) -> tuple:
+        n, k = o.payload[3], o.payload[4]
+        return (k == n, n != avail, k != 0, -n, k)
+    lst.sort(key=rank)
     return lst
 
 

@@ -95,7 +95,7 @@ def why_illegal(tab: Tables, state: dict, player: str, typed: list[str]) -> str 
             return f"{dst} is your own"
         if dst in effect_hexes(g, "sanctuary"):
             return f"{dst} is a sanctuary this turn"
-        return f"{k} has {attackers(g, k)} armies that may still attack"
+        return _attack_numbers(typed, attackers(g, k), k)
     if verb == "move" and len(typed) > 2 and typed[2] not in ("pop", "armies") and (
             typed[2].startswith("temple") or typed[2].startswith("monster")):
         return "temples and monsters never move; move `pop` or `armies`"
@@ -104,6 +104,24 @@ def why_illegal(tab: Tables, state: dict, player: str, typed: list[str]) -> str 
     if verb == "play" and len(typed) > 1:
         return _play(tab, g, player, typed, hexes, k)
     return None
+
+
+def _attack_numbers(typed: list[str], avail: int, k: str) -> str:
+    """What is wrong with the numbers of `attack Q,R -> Q,R [N] [retreat K]`."""
+    rest = typed[typed.index("->") + 2:] if "->" in typed else []
+    at = next((i for i, tok in enumerate(rest) if tok.isalpha() and "retreat".startswith(tok)), None)
+    before = rest if at is None else rest[:at]
+    n = int(before[0]) if before and before[0].isdigit() else None
+    kk = int(rest[at + 1]) if at is not None and len(rest) > at + 1 and rest[at + 1].isdigit() else None
+    if avail <= 0 or (n is not None and n > avail):
+        return f"{k} has {avail} armies that may still attack"
+    if n == 0:
+        return "an attack needs at least one army"
+    going = avail if n is None else n
+    if kk is not None and kk > going:
+        return (f"retreat {kk} is more than the {going} attacking (`retreat {going}` already withdraws "
+                f"after the first round; without `retreat` they fight to the end)")
+    return f"{k} has {avail} armies that may still attack"
 
 
 def _world(tab: Tables, g: dict, player: str, verb: str, hexes: list[str]) -> str:
@@ -172,5 +190,25 @@ def _play(tab: Tables, g: dict, player: str, typed: list[str], hexes: list[str],
         if room_left(d, tab.tmax) <= 0:
             return f"{dst} is full"
     if k:
-        return f"{tab.cards[card]['name']} cannot target {k}: {tab.cards[card]['text'].lower()}"
+        return f"{tab.cards[card]['name']} cannot target {k}: {_target_why(tab, g, card, k)}"
     return None
+
+
+# The terrain a card's target must be (the card list: "Mountain space", "Forest space").
+_TERRAIN_OF = {"mountains_occupied": ("mountains", "a mountain space"), "forest_occupied": ("forest", "a forest space")}
+_NEEDS_COUNTERS = ("occupied", "coastal_occupied", "mountains_occupied", "forest_occupied")
+
+
+def _target_why(tab: Tables, g: dict, card: str, k: str) -> str:
+    """What is true of k that the card's target needs and k lacks: the terrain first, then
+    the counters to destroy (an empty hex has none: the card would be wasted, so it is
+    refused, not played for nothing); otherwise the card's text says what it targets."""
+    kind = tab.cards[card]["target"]
+    c = g["land"].get(k)
+    if kind in _NEEDS_COUNTERS and c is not None:
+        terrain, what = _TERRAIN_OF.get(kind, (None, ""))
+        if terrain and c["terrain"] != terrain:
+            return f"{k} is {tab.terrain[c['terrain']]['name']}, not {what}"
+        if total(c) == 0:
+            return f"there are no counters at {k}, nothing to destroy"
+    return tab.cards[card]["text"].lower()

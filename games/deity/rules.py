@@ -630,6 +630,32 @@ class DeityRules(Rules):
                 low = f"{total(c) - (1 if c['temple'] else 0)}*"
         return top + "\n" + low
 
+    def summary(self, view):
+        """The position as a score sheet (the site and the HTML report show it): the round and
+        whose turn, how the game ends, the deck and the reserve, each god, the lasting cards."""
+        many = {"hex": "hexes", "army": "armies"}
+
+        def n(k: int, word: str) -> str:
+            return f"{k} {word if k == 1 else many.get(word, word + 's')}"
+        limit = view.get("round_limit")
+        out = [("Round", f"{view.get('round')}" + (f" of {limit}" if limit else "")
+                + f"; turn order {', '.join(view.get('order', []))}")]
+        t = view.get("turn") or {}
+        if view.get("phase") == "turn" and t.get("player"):
+            out.append(("Turn", f"{t['player']}: {t.get('step_name')} phase"))
+        out.append(("How the game ends", view.get("game_end", "")))
+        out.append(("Cards", f"{view.get('deck_count', 0)} in the deck, {len(view.get('discard', []))} in the discard pile"))
+        out.append(("Terrain reserve", n(view.get("reserve_count", 0), "counter")))
+        for pl in view.get("players", []):
+            state = "out of the game" if pl.get("out") else (
+                f"{n(pl['hexes'], 'hex')}, {pl['pop']} population, {n(pl['armies'], 'army')}, "
+                f"{n(pl['monsters'], 'monster')}, {n(pl['temples'], 'temple')}, {n(pl['hand'], 'card')} in hand; "
+                f"score {pl['score']}")
+            out.append((f"{pl['letter']} {pl['name']}", state))
+        for e in view.get("effects", []):
+            out.append((e["name"], f"{', '.join(e['hexes'])} (played by {e['by']}, until {e['by']}'s next turn)"))
+        return out
+
     def view(self, state, player):
         g = state["game"]
         flow = state["flow"]
@@ -696,6 +722,15 @@ class DeityRules(Rules):
             public["standing"] = {"abjure": [dict(r, name=("any card" if r["card"] == "any" else self.cards[r["card"]]["name"]))
                                              for r in st["abjure"]],
                                   "resurrect": st["resurrect"]}
+            if (flow["phase"] == "turn" and not flow.get("over") and t["player"] == player and not t["pending"]
+                    and STEPS.index(t["step"]) < STEPS.index("miracle")):
+                # The orders of the Miracle phase on are offered as they will be judged: after
+                # the growth, own blights maybe rolled away (population.preview). The order form
+                # says so, with the numbers.
+                after = preview(self.tab, g, player)["land"]
+                public["growth_ahead"] = [{"at": k, "now": land[k]["pop"], "after": after[k]["pop"]}
+                                          for k in keys if land[k]["owner"] == player and after[k]["pop"] != land[k]["pop"]]
+                public["blights_ahead"] = [k for k in keys if land[k]["blight"] == player]
         return public
 
 
