@@ -323,9 +323,10 @@ def test_the_default_order_set_is_not_nmr_and_plays_like_nmr(cli, tmp_path):
 
 def test_an_all_rejected_submission_is_not_nmr(cli, tmp_path):
     pw = new(cli)
-    r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["tribe 99,99", "frobnicate"]))
+    r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["tribe 99,99", "temple 99,99"]))
     assert r.exit_code == 2 and "0 accepted, 2 rejected." in r.stdout
-    r = cli("resolve", "g1")  # it counts: alice sent orders, so the turn is resolved
+    assert "waiting for alice (lines rejected" in cli("resolve", "g1").stdout  # not ready: no early resolution
+    r = cli("resolve", "g1", "--force")  # at the deadline it counts: alice sent orders, so she is not NMR
     assert "g1 turn 1: resolved --" in r.stdout and "NMR" not in r.stdout
 
 

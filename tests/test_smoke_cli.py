@@ -19,6 +19,7 @@ def test_gods_game_runs_to_the_end_through_the_cli(cli):
 
 
 def test_unknown_game_is_a_clean_message(cli):
+    assert cli("new", "gods", "g1", "--player", "alice", "--player", "bob").exit_code == 0
     r = cli("status", "nope")
     assert r.exit_code == 1
     assert "no game 'nope'" in r.stderr

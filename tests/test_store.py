@@ -146,7 +146,7 @@ def test_every_submissions_raw_bytes_are_kept(cli, tmp_path):
     lines = legal_lines(db, "alice")
     sent = [
         text("alice", pw["alice"], lines).encode(),                       # accepted
-        text("alice", pw["alice"], lines + ["nonsense"]).encode(),        # partial
+        text("alice", pw["alice"], lines + ["tribe purple 99,99"]).encode(),  # partial
         text("alice", "wrong", lines).encode(),                           # rejected: password
         b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",                          # rejected: binary
         "GAME g1\r\nPLAYER alice\r\nPASSWORD {}\r\n# Grüße\r\n".format(pw["alice"]).encode("cp1252"),

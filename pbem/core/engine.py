@@ -221,7 +221,8 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
     return order, rules.apply(state, player, order, rng), is_standing
 
 
-CHECK_WORLDS = 12  # independent dice streams (and fillings of the hidden cards) a submission is checked in
+CHECK_WORLDS = 12       # independent dice streams (and fillings of the hidden cards) a submission is checked in
+CHECK_WORLDS_MAX = 64   # ...and up to this many before a line no checked outcome allows is rejected
 
 
 def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rng) -> list[tuple[Order | None, OrderError | None, bool]]:
@@ -242,29 +243,37 @@ def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rn
 
 
 def check_script(rules: Rules, state: dict, player: str, script: Script, seed: str = "preview",
-                 worlds: int = CHECK_WORLDS) -> list[LineResult]:
+                 worlds_n: int = CHECK_WORLDS) -> list[LineResult]:
     """Check a submission against the current position, line by line, without changing it.
     Each line is checked in the position the previous lines lead to, as at resolution.
 
     Until a line rolls dice or meets a hidden card, every outcome is certain. After that, the
-    script is played through in `worlds` independent dice streams (each with its own filling
-    of the cards the player cannot see): a later line illegal in all of them is rejected with
-    its reason; legal in some but not all, it is accepted "if the dice allow"; legal in all,
-    accepted. So no line is hedged that no dice could save."""
-    first = _check_world(rules, state, player, script, Rng(f"check:{seed}", "preview"))
-    others: list[list] = []
-    if any(uncertain for _, _, uncertain in first):
-        others = [_check_world(rules, state, player, script, Rng(f"check:{seed}:{k}", "preview")) for k in range(1, worlds)]
+    script is played through in `worlds_n` independent dice streams (each with its own filling
+    of the cards the player cannot see), and in up to CHECK_WORLDS_MAX before a line is given
+    up: a later line illegal in all of them is rejected with its reason; legal in some but not
+    all, it is accepted "if the dice allow"; legal in all, accepted. So no line is hedged that
+    no dice could save, and a rare draw that allows a line is looked for before it is refused."""
+    def world(k: int) -> list:
+        return _check_world(rules, state, player, script, Rng(f"check:{seed}" + (f":{k}" if k else ""), "preview"))
+
+    worlds = [world(0)]
+    if any(uncertain for _, _, uncertain in worlds[0]):
+        worlds += [world(k) for k in range(1, worlds_n)]
     prose = trailing_prose(rules.grammar, script)
     results = []
     for i, line in enumerate(script.lines):
         if line.number in prose:
             results.append(LineResult(line.number, line.text, "ignored", reason="not an order"))
             continue
-        order, err, uncertain = first[i]
-        outcomes = [first[i]] + [w[i] for w in others]
+        order, err, uncertain = worlds[0][i]
+        if uncertain and len(worlds) > 1:
+            # before rejecting a line no outcome checked so far allows, look at more outcomes:
+            # a rare draw may still allow it
+            while len(worlds) < CHECK_WORLDS_MAX and not any(w[i][0] is not None for w in worlds):
+                worlds.append(world(len(worlds)))
+        outcomes = [w[i] for w in worlds]
         legal_in = [o for o, e, _ in outcomes if o is not None]
-        if not uncertain or not others:
+        if not uncertain or len(worlds) == 1:
             if order is not None:
                 results.append(LineResult(line.number, line.text, "accepted", order.text))
             else:
