@@ -252,12 +252,14 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
     of the cards the player cannot see), and in up to CHECK_WORLDS_MAX before a line is given
     up: a later line illegal in all of them is rejected with its reason; legal in some but not
     all, it is accepted "if the dice allow"; legal in all, accepted. So no line is hedged that
-    no dice could save, and a rare draw that allows a line is looked for before it is refused."""
+    no dice could save, and a rare draw that allows a line is looked for before it is refused.
+    `worlds_n=1` checks in one outcome only (for bot seats, whose lines come from the legal
+    list): a line after dice that fails there is accepted "if the dice allow"."""
     def world(k: int) -> list:
         return _check_world(rules, state, player, script, Rng(f"check:{seed}" + (f":{k}" if k else ""), "preview"))
 
     worlds = [world(0)]
-    if any(uncertain for _, _, uncertain in worlds[0]):
+    if worlds_n > 1 and any(uncertain for _, _, uncertain in worlds[0]):
         worlds += [world(k) for k in range(1, worlds_n)]
     prose = trailing_prose(rules.grammar, script)
     results = []
@@ -273,7 +275,10 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
                 worlds.append(world(len(worlds)))
         outcomes = [w[i] for w in worlds]
         legal_in = [o for o, e, _ in outcomes if o is not None]
-        if not uncertain or len(worlds) == 1:
+        if uncertain and len(worlds) == 1 and order is None:  # checked in one outcome only (worlds_n=1)
+            results.append(LineResult(line.number, line.text, "accepted", line.text,
+                                      reason=f"depends on earlier dice or hidden cards: {err.message}"))
+        elif not uncertain or len(worlds) == 1:
             if order is not None:
                 results.append(LineResult(line.number, line.text, "accepted", order.text))
             else:

@@ -229,7 +229,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             raise PbemError(f"too late: the deadline of turn {number} was {game['deadline']}")
         rules = get_rules(game["type"])
         state = current_state(db, game)
-        ack.lines = engine.check_script(rules, state, player, script)
+        # a bot seat's lines come from the legal list: one outcome is check enough (autoplay stays fast)
+        ack.lines = engine.check_script(rules, state, player, script, worlds_n=1 if source == "bot" else engine.CHECK_WORLDS)
         ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
         ack.confirmed = script.ready or trusted  # the GM's own entries (and bot seats) are taken as they are
         if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
