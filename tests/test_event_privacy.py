@@ -49,3 +49,54 @@ def test_a_wasteland_move_is_in_everyones_report(gods_game, db):
     e = moved[0]
     public = host.report(db, game_id, None, e["phase"] + 1)
     assert f"the wasteland at {e['src']}" in public and e["dst"] in public
+
+
+def _strings(x):
+    """Every text in an event, however deep."""
+    if isinstance(x, dict):
+        for v in x.values():
+            yield from _strings(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _strings(v)
+    elif isinstance(x, str):
+        yield x
+
+
+@pytest.mark.parametrize("game_type", game_types())
+def test_no_public_event_repeats_a_private_order_or_standing_order(game_type):
+    """Every field of every public event, for every game, played by the bots while the players
+    not on turn send standing orders: no text a player gave privately (a standing order, a
+    sealed choice, a face-down set) and, in Oh Gods!, no player's Block policy is in it.
+    (tests/test_published_privacy.py checks every published file for every kind of secret.)"""
+    rules = get_rules(game_type)
+    players = ["p1", "p2", "p3"][: max(rules.info.min_players, min(3, rules.info.max_players))]
+    options = {"rounds": "8"} if game_type == "deity" else {}
+    state, events = engine.start(rules, players, options, "privacy")
+    pick = random.Random(game_type)
+    private: set[str] = set()  # what was said privately, so far
+    offered = False  # GODS and Ye Gods! have no standing orders
+    public: list[tuple[int, dict]] = [(0, e) for e in events if "to" not in e]
+    for phase in range(1, 80):
+        if state["flow"].get("over"):
+            break
+        asked = engine.active_players(rules, state)
+        scripts = {p: read_script("\n".join(host.bot_script(rules, state, p, random.Random(f"{phase}/{p}"))))
+                   for p in asked}
+        for p in players:
+            standing = [] if p in asked else rules.standing_orders(state, p)
+            offered = offered or bool(standing)
+            if standing:
+                scripts[p] = read_script("\n".join(pick.choice(standing).text for _ in range(2)))
+        res = engine.resolve(rules, state, scripts, "privacy")
+        state = res.state
+        if game_type == "ohgods":
+            private |= {rules.policy_text(pol) for pol in state["game"]["block"].values()}
+        private |= {e["order"].lower() for e in res.events if "to" in e and e["type"] in ("order", "standing")}
+        public += [(phase, e) for e in res.events if "to" not in e]
+    assert private or not offered, f"{game_type}: standing orders were offered, but nobody gave one"
+    for phase, e in public:
+        for text in _strings(e):
+            low = text.lower()
+            shown = [s for s in private if s.lower() in low]
+            assert not shown, f"{game_type}, turn {phase}: the public event {e} shows {shown[0]!r}"

@@ -123,7 +123,7 @@ def why_not_mastery(cat: Catalogue, g: dict, player: str, args: list[str]) -> st
         return f"the top of the discard pile ({cat.name(g['discard'][-1])}) is not a god card"
     if ability in ("free_play", "cycle", "discard_swap") and len(args) > 1:
         if not cat.find(args[1], hand):
-            return f"you hold no '{args[1]}' (your hand: {hand_words(cat, hand)})"
+            return f"you hold no '{args[1]}' (your hand: {hand_words(cat, hand, g)})"
         if ability == "free_play":
             return "only a god card (or Immortalized) is played with the Mastery of Sun"
     if ability == "altar_swap" and len(args) > 1:

@@ -90,7 +90,7 @@ def why_not_play(cat: Catalogue, g: dict, player: str, args: list[str]) -> str |
     found = cat.find(args[0], hand)
     if not found:
         if cat.known(args[0]):
-            return f"you hold no '{args[0]}' (your hand: {hand_words(cat, hand)})"
+            return f"you hold no '{args[0]}' (your hand: {hand_words(cat, hand, g)})"
         return f"'{args[0]}' is not a card of this game"
     eff = cat.effect(found[0])
     if eff == "block":

@@ -48,7 +48,9 @@ Where each section of the rules text (shared/rules/oh-gods.md) is implemented:
                           three hands, ties all win: OhGodsRules._finish
   Special Notes
     Ruler                 cards.Catalogue.movable (plays, steals, mastery), sets.set_pools
-    Free Actions          mastery.use_mastery (apply counts no action), turn "free_used"
+    Free Actions          mastery.use_mastery (apply counts no action), turn "free_used";
+                          after the last action, free actions only: OhGodsRules._after_action,
+                          legal_orders, why_illegal
     cards that move gods  plays.play (Pilgrimage, Exchange: not a steal, no Block)
     Immortalized          cards.Catalogue.is_imm, sets.set_pools, sets.set_points (never
                           Ruler), sets.why_not_form; it cannot be stolen: steals.steal_orders
@@ -184,11 +186,19 @@ class OhGodsRules(Rules, Catalogue):
         return events
 
     def _after_action(self, state: dict, player: str, rng: Rng, counts: bool = True) -> list[Event]:
-        t = state["game"]["turn"]
+        """After an action or a free action: once the actions are used up the turn goes on
+        for free actions only (the text sets them no time), and ends by itself when the
+        player has none left to take; `pass` (the default) ends it before."""
+        g = state["game"]
+        t = g["turn"]
         if counts:
             t["actions_left"] -= 1
-        if t["actions_left"] <= 0 and not state["flow"].get("over"):
+        if t["actions_left"] > 0 or state["flow"].get("over"):
+            return []
+        if not mastery_orders(self, g, player):
             return self._end_turn(state, player, rng)
+        state["flow"]["prompt"] = (f"{player}: your actions are taken; free actions (Mastery) only, "
+                                   f"then you draw to six.")
         return []
 
     def _end_turn(self, state: dict, player: str, rng: Rng) -> list[Event]:
@@ -260,12 +270,18 @@ class OhGodsRules(Rules, Catalogue):
     # --- legal orders --------------------------------------------------------------------------
     def legal_orders(self, state, player):
         g = state["game"]
-        if state["flow"].get("over") or player not in state["flow"]["active"] or g["turn"]["actions_left"] <= 0:
+        if state["flow"].get("over") or player not in state["flow"]["active"]:
             return []
         orders: dict[str, Order] = {}
 
         def add(o: Order) -> None:
             orders.setdefault(o.text, o)
+
+        if g["turn"]["actions_left"] <= 0:  # after the last action: free actions only
+            for o in mastery_orders(self, g, player):
+                add(o)
+            add(Order(("pass",), ("pass",)))
+            return list(orders.values())
 
         for o in play_orders(self, g, player):
             add(o)
@@ -306,6 +322,9 @@ class OhGodsRules(Rules, Catalogue):
             return why_not_block(args)
         if player not in state["flow"]["active"]:
             return None  # the engine says whose turn it is, and that standing orders may be given
+        if g["turn"]["actions_left"] <= 0 and verb not in ("mastery", "pass"):
+            return ("you have taken your actions this turn: only free actions (`mastery ...`) are left, "
+                    "and your turn ends when your orders have no more of them (or on `pass`)")
         if verb == "play" and args:
             return why_not_play(self, g, player, args)
         if verb == "form":
@@ -357,9 +376,16 @@ class OhGodsRules(Rules, Catalogue):
         """Orders are checked against a position in which everything `player` may not see is
         an unseen card: other hands, the deck, other players' face-down sets, their standing
         orders. So an acknowledgement cannot reveal a hidden card or whether a steal will be
-        blocked; what depends on them is accepted 'if the cards allow'."""
+        blocked; what depends on them is accepted 'if the cards allow'.
+
+        A card drawn during the turn is filled in from `unseen`: the cards of the deck and the
+        other hands together, in no telling order (the player can work this set out from what
+        has been shown), one picked by the check's dice. The engine checks a script in many
+        such outcomes, so a line naming a card the draw may bring is accepted if the cards
+        allow, and one naming a card no draw can bring is rejected."""
         g = state["game"]
         g["preview"] = True
+        g["unseen"] = sorted(g["deck"] + [c for p in g["players"] if p != player for c in g["hands"][p]])
         g["deck"] = [HIDDEN] * len(g["deck"])
         for p in g["players"]:
             if p == player:

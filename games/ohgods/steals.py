@@ -129,8 +129,9 @@ def steal(cat: Catalogue, g: dict, player: str, p: tuple, rng: Rng) -> list[Even
         card = blocks[0]
         g["hands"][victim].remove(card)
         g["discard"].append(card)
-        return [{"type": "blocked", "player": player, "victim": victim, "god": cat.name(target),
-                 "policy": policy_text(cat, g["block"][victim])}]
+        # Playing the Block is public; the standing order that played it is the victim's
+        # secret (ORDERS.md): nothing of it goes in this event, which everyone sees.
+        return [{"type": "blocked", "player": player, "victim": victim, "god": cat.name(target)}]
     if blocks:
         events.append({"type": "not_blocked", "player": victim, "thief": player, "god": cat.name(target),
                        "policy": policy_text(cat, g["block"][victim]), "to": victim})

@@ -21,9 +21,11 @@ def others(g: dict, player: str) -> list[str]:
     return [players[(i + k) % len(players)] for k in range(1, len(players))]
 
 
-def hand_words(cat: Catalogue, hand: list[str]) -> str:
-    """A hand as the words that name its cards, for error messages."""
-    return ", ".join(cat.tok(c) for c in hand) or "nothing"
+def hand_words(cat: Catalogue, hand: list[str], g: dict | None = None) -> str:
+    """A hand as the words that name its cards, for error messages. A card that checking the
+    orders drew for one outcome (`draw`) is shown as unseen: it is no more than a guess."""
+    guessed = (g or {}).get("guessed", [])
+    return ", ".join(cat.tok(HIDDEN) if c in guessed else cat.tok(c) for c in hand) or "nothing"
 
 
 def deal(cat: Catalogue, g: dict, rng: Rng, first: str) -> list[Event]:
@@ -54,9 +56,13 @@ def draw(cat: Catalogue, g: dict, player: str, n: int, rng: Rng, during_turn: bo
         drawn.append(g["deck"].pop(0))
     if not drawn:
         return []
-    g["hands"][player].extend(drawn)
     if HIDDEN in drawn and during_turn:  # checking orders: later lines may name the card drawn
         uncertain(rng)
+        pool = g.get("unseen") or []
+        # one outcome of the draw: an unseen card, picked by the check's dice
+        drawn = [pool.pop(rng.randbelow(len(pool))) if c == HIDDEN and pool else c for c in drawn]
+        g.setdefault("guessed", []).extend(c for c in drawn if c != HIDDEN)
+    g["hands"][player].extend(drawn)
     events: list[Event] = [
         {"type": "draw", "player": player, "cards": cat.names(drawn), "to": player},
         {"type": "draws", "player": player, "count": len(drawn), "deck": len(g["deck"])},
@@ -96,6 +102,6 @@ def why_not_discard(cat: Catalogue, g: dict, player: str, args: list[str]) -> st
     for t in args:
         found = cat.find(t, left)
         if not found:
-            return f"you hold no '{t}' (your hand: {hand_words(cat, hand)})"
+            return f"you hold no '{t}' (your hand: {hand_words(cat, hand, g)})"
         left.remove(found[0])
     return None
