@@ -63,6 +63,7 @@ from pbem.core.errors import DataError
 from pbem.core.flow import Clockwise
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
+from pbem.core.words import plural
 
 from .cards import HIDDEN, Catalogue, validate
 from .mastery import mastery_orders, use_mastery, why_not_mastery
@@ -370,6 +371,32 @@ class OhGodsRules(Rules, Catalogue):
     set_points = set_points
     set_pools = set_pools
     policy_text = policy_text
+
+    def summary(self, view):
+        """The position as a score sheet: the hand and whose turn, the piles, the Masteries,
+        and each player's altar, sets and score (what is face down stays a count)."""
+        t = view.get("turn") or {}
+        out = [("Hand", f"{view.get('hand_number')} of {view.get('hands')}; {view.get('first')} played first")]
+        if t.get("player"):
+            free = f"; free actions used: {', '.join(t['free_used'])}" if t.get("free_used") else ""
+            out.append(("Turn", f"{t['player']}, {plural(t.get('actions_left', 0), 'action')} left{free}"))
+        final = view.get("final")
+        if final:
+            out.append(("Final round", f"{final.get('trigger')} {final.get('reason')}; still to play: "
+                                       f"{', '.join(final.get('remaining', [])) or 'nobody'}"))
+        top = view.get("discard_top")
+        out += [
+            ("Deck", plural(view.get("deck_count", 0), "card")),
+            ("Discard pile", plural(view.get("discard_count", 0), "card") + (f", {top['name']} on top" if top else "")),
+            ("Masteries", "; ".join(f"{m['domain']}: {m['holder'] or 'nobody yet'}" for m in view.get("mastery", [])) or "none"),
+        ]
+        for pl in view.get("players", []):
+            altar = ", ".join(c["name"] for c in pl.get("altar", [])) or "empty altar"
+            sets = ", ".join(f"{s['element']} ({s['size']})" for s in pl.get("sets", [])) or "no sets"
+            extra = "; Sanctuary" if pl.get("sanctuary") else ""
+            out.append((pl["name"], f"{pl['score']} points; {plural(pl['hand_count'], 'card')} in hand; "
+                                    f"altar: {altar}; sets: {sets}{extra}"))
+        return out
 
     # --- checking orders without hidden information ----------------------------------------------
     def preview_state(self, state, player):

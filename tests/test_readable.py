@@ -1,0 +1,65 @@
+"""Positions and events a player can read (issue 12): every event a game makes has a sentence,
+and every game gives a labelled summary of the position -- what a player would note on a score
+sheet -- in place of raw state keys on the site and in the HTML report."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from pbem import host
+from pbem.core import engine
+from pbem.core.orders import read_script
+from pbem.core.registry import game_types, get_rules
+from pbem.render.html import details, event_texter
+
+OPTIONS = {"deity": {"rounds": "10"}}
+
+
+def positions(game_type: str, games: int = 2, steps: int = 150):
+    """Views of random play-outs (bots on every seat) and every event they made."""
+    rules = get_rules(game_type)
+    views, events = [], []
+    for seed in range(games):
+        players = ["ann", "bob", "cyd"]
+        state, evs = engine.start(rules, players, OPTIONS.get(game_type, {}), f"readable-{seed}")
+        events += evs
+        rnd = random.Random(seed)
+        for _ in range(steps):
+            views.append(rules.view(state, None))
+            if state["flow"].get("over"):
+                break
+            scripts = {p: read_script("\n".join(host.bot_script(rules, state, p, rnd)))
+                       for p in engine.active_players(rules, state)}
+            res = engine.resolve(rules, state, scripts, f"readable-{seed}")
+            state = res.state
+            events += res.events
+    return rules, views, events
+
+
+@pytest.mark.parametrize("game_type", game_types())
+def test_every_event_has_a_sentence(game_type):
+    _, _, events = positions(game_type)
+    line = event_texter(game_type, True)
+    raw = {}
+    for e in events:
+        text = line(e)
+        if text == str(e.get("type")) or text.startswith(f"{e.get('type')}:"):  # the fallback: its fields
+            raw[e.get("type")] = text
+    assert not raw, f"{game_type}: events with no sentence: {raw}"
+
+
+@pytest.mark.parametrize("game_type", game_types())
+def test_the_position_summary_is_labelled_in_words(game_type):
+    rules, views, _ = positions(game_type)
+    view_keys = {k for v in views for k in v}
+    for view in views[:: max(1, len(views) // 25)]:
+        items = details(rules, view)
+        assert items, f"{game_type} gives no summary of its position"
+        for item in items:
+            label, value = item["name"], item["value"]
+            assert label not in view_keys and "_" not in label, f"{game_type}: a raw key as a label: {label!r}"
+            assert value and value.strip() not in ("-", "None", "none"), (game_type, label, value)
+            assert not re.search(r"[{}\[\]]|\bNone\b|\w_\w", value), f"{game_type}: raw data shown: {label}: {value}"
