@@ -65,7 +65,7 @@ def play(db, gtype: str, gid: str, seed: str, players: list[str], phases: int | 
             standing = [] if p in asked else rules.standing_orders(state, p)
             if standing:
                 lines = [pick.choice(standing).text for _ in range(pick.randint(1, 2))]
-                host.submit(db, gid, p, "\n".join(lines).encode(), trusted=True)
+                host.submit(db, gid, p, "\n".join(lines).encode(), trusted=True, source="bot")
         host.autoplay(db, gid, max_phases=1, turns=None)
         count += 1
     return db["games"].get(gid)
