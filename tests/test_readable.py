@@ -63,3 +63,14 @@ def test_the_position_summary_is_labelled_in_words(game_type):
             assert label not in view_keys and "_" not in label, f"{game_type}: a raw key as a label: {label!r}"
             assert value and value.strip() not in ("-", "None", "none"), (game_type, label, value)
             assert not re.search(r"[{}\[\]]|\bNone\b|\w_\w", value), f"{game_type}: raw data shown: {label}: {value}"
+
+
+@pytest.mark.parametrize("game_type", game_types())
+def test_the_text_report_carries_the_summary_too(db, game_type):
+    rules = get_rules(game_type)
+    host.new_game(db, game_type, "g1", ["ann", "bob", "cyd"], seed="4", options=OPTIONS.get(game_type, {}), turns=None)
+    for who in ("", "ann"):
+        text = host.report_text(db, "g1", 1, who)
+        view = rules.view(host.current_state(db, "g1"), who or None)
+        label, value = rules.summary(view)[0]
+        assert "At a glance" in text and f"  {label}: {value}" in text, (game_type, who)

@@ -79,6 +79,7 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
             asked=viewer in asked,
             prompt=next((r.prompt for r in rules.requests(state) if r.player == viewer), ""),
             order_groups=_order_groups(rules, state, viewer) if viewer in asked else [],
+            summary=rules.summary(view),  # the position in labelled words, from this viewer's view
         )
         out[viewer or ""] = render("report.txt.j2", **ctx)
     return out
