@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pbem.mail import headers as mail_headers
-from pbem.host import service
+from pbem.host import read
 from pbem.host.store import loads
 from pbem.mail import ingest as mail_ingest
 from pbem.mail import send as mail_send
@@ -180,11 +180,11 @@ def test_a_20_mb_attachment_is_rejected_unread_and_kept_in_part(tmp_path):
 def test_a_wrong_password_changes_nothing_and_is_logged(tmp_path, caplog):
     db = make_store(tmp_path / "pbem.db")
     mail_ingest.ingest(db, [CORPUS / "c01-plain.eml"])
-    before = service._latest(db, "g1", 1)["alice"]["id"]
+    before = read.latest_submissions(db, "g1", 1)["alice"]["id"]
     with caplog.at_level(logging.WARNING, logger="pbem.mail"):
         [r] = mail_ingest.ingest(db, [CORPUS / "r01-bad-password.eml"]).results
     assert r.outcome == "rejected" and "bad password" in r.reason
-    assert service._latest(db, "g1", 1)["alice"]["id"] == before
+    assert read.latest_submissions(db, "g1", 1)["alice"]["id"] == before
     assert any("wrong password" in m for m in caplog.messages)
     [ack] = db["outbox"].rows_where("inbox_id = ?", [r.inbox_id])
     assert "REJECTED: wrong password" in ack["body"] and ack["to_addr"] == "alice@example.org"

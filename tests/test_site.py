@@ -19,7 +19,7 @@ from test_site_lib import crawl, ids, links, make_game, parse_html, shared_site,
 from pbem.render import html as render_html
 from pbem.site import publish as site_publish
 from pbem.core import engine
-from pbem import host, site
+from pbem import host
 from pbem.render import reports
 from pbem.core.errors import PbemError
 from pbem.core.registry import game_types, get_rules

@@ -115,10 +115,3 @@ def queue_ack(db, ack, mail: dict) -> int | None:
     return queue(db, kind="ack", to_addr=mail.get("to"), subject=subject, body=ack.text + footer(ack.game_id),
                  game_id=ack.game_id, phase=ack.turn, player=ack.player, in_reply_to=mail.get("in_reply_to"),
                  inbox_id=mail.get("inbox_id"))
-
-
-def counts(db, game_id: str | None = None) -> dict[str, int]:
-    """Outbox rows by status, for `pbem status`: queued, sending, sent, failed, cancelled."""
-    from pbem.host.read import outbox_counts
-
-    return outbox_counts(db, game_id)

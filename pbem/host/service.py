@@ -254,11 +254,6 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     return ack
 
 
-def _latest(db, game_id: str, number: int) -> dict[str, dict]:
-    """The submission that counts for each player: the last one not rejected."""
-    return read.latest_submissions(db, game_id, number)
-
-
 def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) -> list[Ack]:
     """Submit order files the GM dropped in turns/GAME_ID/TURN/PLAYER.txt (each once)."""
     if turns is None:
@@ -349,7 +344,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     state = loads(phase["state"])
     collect_turn_files(db, game_id, number, turns)
     asked = engine.active_players(rules, state)
-    latest = _latest(db, game_id, number)
+    latest = read.latest_submissions(db, game_id, number)
     unready = read.not_ready(db, game_id, number, asked, latest)
     due = bool(phase["deadline"]) and schedule.now() >= schedule.parse_time(phase["deadline"])
     if unready and not (force or due):
@@ -513,7 +508,7 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
     count = 0
     while game["status"] == "running" and (max_phases is None or count < max_phases):
         state = current_state(db, game)
-        latest = _latest(db, game_id, game["phase"])
+        latest = read.latest_submissions(db, game_id, game["phase"])
         for player in engine.active_players(rules, state):
             if player in latest:
                 continue

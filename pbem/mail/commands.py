@@ -24,7 +24,7 @@ from pbem.host import outbox
 from pbem.host.outbox import header_safe
 from pbem.mail.extract import Found, choose, order_text
 from pbem.mail.formats import Item
-from pbem.mail.headers import _TAG, _THREAD, _received_time, automatic, header, msgid_ok, raw_header, sender_of
+from pbem.mail.headers import GAME_TAG, THREAD_REF, received_time, automatic, header, msgid_ok, raw_header, sender_of
 from pbem.mail.mime import Texts, all_texts, decode_bytes
 from pbem.mail.outcome import Context, Outcome
 from pbem.render.plain import fill_in_form, markdown_to_text
@@ -102,7 +102,7 @@ class Incoming:
 
     def reject(self, why: str, to: str | None = None, tell: bool = True) -> Outcome:
         """Reject with a reason and tell the sender (`to`, by default whoever gets our replies)."""
-        return _rejection(self.db, self.out, (to or self.reply_to) if tell else None, self.mid, why)
+        return rejection(self.db, self.out, (to or self.reply_to) if tell else None, self.mid, why)
 
     def notice(self, *, subject: str, text: str, kind: str = "notice", to: str | None = None) -> int | None:
         return _notice(self.db, to=to or self.sender, game_id=self.game_id, player=self.out.player, subject=subject,
@@ -115,7 +115,7 @@ def _notice(db, *, to: str | None, game_id: str | None, player: str | None, subj
                         game_id=game_id, player=player, in_reply_to=in_reply_to, inbox_id=inbox_id)
 
 
-def _rejection(db, out: Outcome, to: str | None, mid: str | None, why: str) -> Outcome:
+def rejection(db, out: Outcome, to: str | None, mid: str | None, why: str) -> Outcome:
     """Reject with a reason, and tell the sender (when there is one)."""
     out.outcome, out.reason = "rejected", why
     if to:
@@ -227,7 +227,7 @@ def orders(m: Incoming) -> Outcome:
     row, out = m.row, m.out
     ack = host.submit(
         m.db, m.game_id, row["name"], order_text(m.game_id, row["name"], m.found), source=f"mail:{out.inbox_id}",
-        delivered=m.item.delivered or (_received_time(m.msg) if m.msg is not None else None),
+        delivered=m.item.delivered or (received_time(m.msg) if m.msg is not None else None),
         mail={"to": m.reply_to, "in_reply_to": m.mid, "inbox_id": out.inbox_id},
     )
     out.submission_id = ack.submission_id
@@ -263,12 +263,12 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
 
 def _tagged_game(m: Incoming) -> str | None:
     """The game named in the subject as [GAME_ID], or the game of the thread it replies to."""
-    for tag in _TAG.findall(m.subject):
+    for tag in GAME_TAG.findall(m.subject):
         if _known_game(m.db, tag):
             return tag.lower()
     if m.msg is None:
         return None
-    thread = _THREAD.search(header(m.msg, "References") + " " + header(m.msg, "In-Reply-To"))
+    thread = THREAD_REF.search(header(m.msg, "References") + " " + header(m.msg, "In-Reply-To"))
     if thread and _known_game(m.db, thread.group(1)):
         return thread.group(1).lower()
     return None

@@ -58,8 +58,8 @@ def sender_of(msg: Message | None) -> str | None:
     return clean_address(raw_header(msg, "From"))
 
 
-_TAG = re.compile(r"\[([A-Za-z0-9][A-Za-z0-9_-]{0,39})\]")
-_THREAD = re.compile(r"<thread\.([a-z0-9][a-z0-9_-]{0,39})\.([a-z0-9][a-z0-9_-]{0,39})@", re.I)
+GAME_TAG = re.compile(r"\[([A-Za-z0-9][A-Za-z0-9_-]{0,39})\]")
+THREAD_REF = re.compile(r"<thread\.([a-z0-9][a-z0-9_-]{0,39})\.([a-z0-9][a-z0-9_-]{0,39})@", re.I)
 _AUTO_SENDERS = re.compile(
     r"^(mailer-daemon|postmaster|mail-daemon|maildaemon|no-?reply|do-?not-?reply|bounces?|listserv|majordomo)([+-].*)?$"
     r"|^owner-|-request$|-bounces?$",
@@ -107,7 +107,7 @@ def automatic(msg: Message, sender: str | None, own: str | None) -> str | None:
     return None
 
 
-def _received_time(msg: Message) -> datetime | None:
+def received_time(msg: Message) -> datetime | None:
     """When the topmost Received header (added by the GM's own mail server) says the message
     arrived."""
     try:
@@ -128,7 +128,7 @@ def _received_time(msg: Message) -> datetime | None:
     return value
 
 
-def _content_hash(raw: bytes, msg: Message | None) -> str:
+def content_hash(raw: bytes, msg: Message | None) -> str:
     head, sep, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
     h = hashlib.sha256(body if sep else head)
     if msg is not None:

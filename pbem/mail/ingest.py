@@ -56,10 +56,10 @@ from pbem.core.errors import PbemError
 from pbem.host import schedule
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail import settings
-from pbem.mail.commands import _rejection, dispatch
+from pbem.mail.commands import rejection, dispatch
 from pbem.mail.outcome import MAX_MESSAGE_BYTES, Context, Outcome, Tally
 from pbem.mail.formats import Item, iter_items
-from pbem.mail.headers import _content_hash, automatic, header, msgid_ok, raw_header, sender_of
+from pbem.mail.headers import content_hash, automatic, header, msgid_ok, raw_header, sender_of
 
 log = logging.getLogger("pbem.mail")
 
@@ -94,7 +94,7 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
                 msg = _parse(raw)
         except Exception as err:  # pragma: no cover - the parser is lenient
             parse_error = f"{type(err).__name__}: {err}"
-    content = _content_hash(raw, msg)
+    content = content_hash(raw, msg)
     mid = msgid_ok(raw_header(msg, "Message-ID")) if msg is not None else None
     key = mid or f"sha256:{content}"
     same_key = db.execute("select content_sha256 from inbox where key = ?", [key]).fetchall()
@@ -117,7 +117,7 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
                 out.reason = f"duplicate Message-ID {header_safe(mid, 100)}: a different message with this Message-ID was ingested before"
                 sender = sender_of(msg)
                 if msg is not None and not automatic(msg, sender, ctx.own):
-                    _rejection(db, out, sender, None, out.reason)
+                    rejection(db, out, sender, None, out.reason)
             elif parse_error or (msg is None and item.kind != "file"):
                 out.reason = f"unreadable: {parse_error}"
             elif not raw.strip():
