@@ -14,6 +14,16 @@ def passwords(output: str) -> dict[str, str]:
     return dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", output))
 
 
+def new_game(cli, game_id: str = "g1", players=("alice", "bob"), seed: str = "1") -> dict[str, str]:
+    """`pbem new gods GAME_ID --seed SEED --player ...` through the CLI; {player: password}."""
+    args = ["new", "gods", game_id, "--seed", seed]
+    for p in players:
+        args += ["--player", p]
+    r = cli(*args)
+    assert r.exit_code == 0, r.output
+    return passwords(r.stdout)
+
+
 def state(db, game_id: str = "g1") -> dict:
     return host.current_state(db, game_id)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from gods_helpers import legal_lines, passwords, text
+from gods_helpers import legal_lines, new_game, passwords, text
 
 from pbem.core import engine
 from pbem.core.orders import read_script, trailing_prose
@@ -17,16 +17,10 @@ from pbem.host.store import open_db
 GODS = get_rules("gods")
 
 
-def new(cli):
-    r = cli("new", "gods", "g1", "--seed", "1", "-p", "alice", "-p", "bob")
-    assert r.exit_code == 0, r.output
-    return passwords(r.stdout)
-
-
 # --- prose after the orders ----------------------------------------------------------------------
 
 def test_a_sign_off_after_the_orders_is_ignored_not_an_error(cli, tmp_path):
-    pw = new(cli)
+    pw = new_game(cli)
     db = open_db(str(tmp_path / "pbem.db"))
     lines = legal_lines(db, "alice")
     r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], lines + ["", "Cheers,", "Carol"]))
@@ -41,7 +35,7 @@ def test_a_sign_off_after_the_orders_is_ignored_not_an_error(cli, tmp_path):
 
 
 def test_a_line_close_to_a_verb_stays_a_rejection_with_its_did_you_mean(cli, tmp_path):
-    pw = new(cli)
+    pw = new_game(cli)
     db = open_db(str(tmp_path / "pbem.db"))
     lines = legal_lines(db, "alice")
     r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], lines + ["tempel 0,1"]))
@@ -56,7 +50,7 @@ def test_prose_is_only_what_follows_the_orders():
 
 
 def test_the_acknowledgement_names_each_line_once(cli, tmp_path):
-    pw = new(cli)
+    pw = new_game(cli)
     r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["tribe purple 99,99"]))
     rejected = [ln for ln in r.stdout.splitlines() if "REJECTED" in ln]
     assert rejected and all(ln.count("line") == 1 for ln in rejected), rejected

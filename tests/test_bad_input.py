@@ -11,22 +11,14 @@ import zipfile
 
 import pytest
 
-from gods_helpers import legal_lines, passwords, text
+from gods_helpers import legal_lines, text
+from gods_helpers import new_game as new
 from pbem.host.store import loads, open_db
 
 TABLES = ("games", "players", "phases", "events", "reports")
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-def new(cli, game_id="g1", players=("alice", "bob"), seed="1"):
-    args = ["new", "gods", game_id, "--seed", seed]
-    for p in players:
-        args += ["--player", p]
-    r = cli(*args)
-    assert r.exit_code == 0, r.output
-    return passwords(r.stdout)
-
 
 def store(tmp_path):
     return open_db(str(tmp_path / "pbem.db"))

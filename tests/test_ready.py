@@ -8,18 +8,9 @@ from __future__ import annotations
 
 import json
 
-from gods_helpers import legal_lines, passwords, text
+from gods_helpers import legal_lines, new_game, passwords, text
 
 from pbem.host.store import loads, open_db
-
-
-def new(cli, players=("alice", "bob")):
-    args = ["new", "gods", "g1", "--seed", "1"]
-    for p in players:
-        args += ["--player", p]
-    r = cli(*args)
-    assert r.exit_code == 0, r.output
-    return passwords(r.stdout)
 
 
 def db_of(tmp_path):
@@ -27,7 +18,7 @@ def db_of(tmp_path):
 
 
 def test_clean_orders_make_a_player_ready_and_the_turn_resolves(cli, tmp_path):
-    pw = new(cli, ("alice",) + ("bob",))
+    pw = new_game(cli)
     db = db_of(tmp_path)
     lines = legal_lines(db, "alice")
     r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], lines))
@@ -37,7 +28,7 @@ def test_clean_orders_make_a_player_ready_and_the_turn_resolves(cli, tmp_path):
 
 
 def test_a_rejected_line_keeps_a_player_not_ready_until_the_deadline(cli, tmp_path):
-    pw = new(cli)
+    pw = new_game(cli)
     db = db_of(tmp_path)
     lines = legal_lines(db, "alice")
     r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["tribe purple 9,9"] + lines))
@@ -58,7 +49,7 @@ def test_a_rejected_line_keeps_a_player_not_ready_until_the_deadline(cli, tmp_pa
 
 
 def test_ready_takes_orders_as_they_are(cli, tmp_path):
-    pw = new(cli)
+    pw = new_game(cli)
     db = db_of(tmp_path)
     lines = legal_lines(db, "alice")
     r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["READY", "tribe purple 9,9"] + lines))
@@ -90,7 +81,7 @@ def test_the_deadline_resolves_whoever_is_not_ready(cli, tmp_path, monkeypatch):
 def test_resolve_all_finds_a_game_only_when_everyone_asked_is_ready(cli, tmp_path):
     from pbem import host
 
-    pw = new(cli)
+    pw = new_game(cli)
     db = db_of(tmp_path)
     lines = legal_lines(db, "alice")
     cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["tribe purple 9,9"] + lines))
