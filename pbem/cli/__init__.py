@@ -552,3 +552,7 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(141)  # 128 + SIGPIPE, like a program the pipe's signal stopped
+
+
+# The commands of the other command modules register themselves on `app` when imported.
+from pbem.cli import controls as _controls, mailloop as _mailloop  # noqa: E402,F401
