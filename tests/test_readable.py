@@ -74,3 +74,21 @@ def test_the_text_report_carries_the_summary_too(db, game_type):
         view = rules.view(host.current_state(db, "g1"), who or None)
         label, value = rules.summary(view)[0]
         assert "At a glance" in text and f"  {label}: {value}" in text, (game_type, who)
+
+
+@pytest.mark.parametrize("game_type", game_types())
+def test_the_history_line_names_what_was_announced(game_type):
+    """The site's one-line history of a turn names every public order and every announced
+    action whose order is hidden (Oh Gods!: 'ann: forms a set of War', its cards face-down)."""
+    from pbem.render.html import Game, summary
+    from pbem.render.reports import visible_events
+
+    rules, _, events = positions(game_type)
+    texter = event_texter(game_type, True)
+    game = Game({}, "g", rules, game_type, [], [], [], None, None, texter)
+    announced = [e for e in visible_events(events, None) if e.get("type") in rules.history_events]
+    if game_type == "ohgods":
+        assert announced, "the play-outs formed no set: the test proves nothing"
+    for e in announced:
+        line = summary(game, [e], limit=10_000)
+        assert texter(e) in line and e["player"] in line, (e, line)

@@ -310,6 +310,8 @@ class OhGodsRules(Rules, Catalogue):
     def default_order(self, state, player):
         return Order(("pass",), ("pass",))
 
+    history_events = ("form",)  # the element is announced; the order (which cards) is face-down
+
     def private_order(self, state, player, order):
         # The cards of a set go face-down: which gods went in is the former's secret.
         return order.verb == "form"

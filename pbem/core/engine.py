@@ -51,6 +51,10 @@ class Rules:
 
     info: GameInfo
     grammar: Grammar
+    # Public events that belong in a turn's one-line history beside its public orders: the
+    # announced part of an order that is itself hidden (Oh Gods!: the element of a set formed
+    # face-down). Default: none.
+    history_events: tuple[str, ...] = ()
 
     def __init__(self, data: dict):
         self.data = data

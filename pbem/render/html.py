@@ -278,6 +278,8 @@ def summary(game: Game, events: list[dict], limit: int = 180) -> str:
             parts.append(f"{e.get('player')}: {e.get('order')}")
         elif t == "nmr":
             parts.append(f"{e.get('player')}: no orders")
+        elif t in getattr(game.rules, "history_events", ()) and "to" not in e:
+            parts.append(game.event_lines(e))
     if not parts:
         parts = [game.event_lines(e) for e in events[:2]]
     text = "; ".join(parts)
