@@ -472,7 +472,9 @@ def test_report_public_private_and_by_turn(cli, tmp_path):
     assert "Report for alice" in r.stdout and "Order form" in r.stdout and "PLAYER alice" in r.stdout
     # the order form lists alice's legal orders
     assert legal_lines(db, "g1", "alice")[0].split()[0] in r.stdout
-    assert r.stdout == (tmp_path / "turns" / "g1" / "1" / "reports" / "alice.txt").read_text()
+    sent = (tmp_path / "turns" / "g1" / "1" / "reports" / "alice.txt").read_text()
+    # the report as sent, and (the turn still open) who is ready so far
+    assert r.stdout.startswith(sent) and r.stdout[len(sent):].startswith("\nOrders so far (turn 1, as of ")
     assert "It is not your turn: waiting for alice" in cli("report", "g1", "--player", "bob").stdout
     cli("resolve", "g1", "--force")
     assert cli("report", "g1").stdout.startswith("GODS -- game g1 -- turn 2\n")

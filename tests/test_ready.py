@@ -91,3 +91,21 @@ def test_resolve_all_finds_a_game_only_when_everyone_asked_is_ready(cli, tmp_pat
     # a later faulty submission replaces the clean one: not ready again
     cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["tribe purple 9,9"] + lines))
     assert host.due_games(db, None) == []
+
+
+def test_the_current_report_says_who_is_ready_and_only_the_reader_why(cli, tmp_path):
+    pw = new_game(cli)
+    db = db_of(tmp_path)
+    lines = legal_lines(db, "alice")
+    before = cli("report", "g1", "--player", "alice").stdout
+    assert "Orders so far (turn 1" in before and "  alice: no orders yet" in before
+    cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], ["tribe purple 9,9"] + lines))
+    own = cli("report", "g1", "--player", "alice").stdout
+    assert "  alice: not ready (lines rejected; send corrected orders, or READY to keep them)" in own
+    public = cli("report", "g1").stdout
+    assert "  alice: not ready\n" in public and "lines rejected" not in public
+    cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], lines))
+    assert "  alice: ready" in cli("report", "g1", "--player", "alice").stdout
+    assert cli("resolve", "g1").exit_code == 0
+    # a past turn's report is as it was sent: no such section
+    assert "Orders so far" not in cli("report", "g1", "--player", "alice", "--turn", "1").stdout

@@ -56,4 +56,29 @@ def report(db, game_id: str, player: str | None = None, turn: int | None = None)
     ).fetchone()
     if not row:
         raise NotFound(f"game '{game_id}' has no report for turn {number}; turns 1 to {game['phase']} exist")
+    if number == game["phase"] and game["status"] == "running":
+        return row[0] + orders_so_far(db, game, who)
     return row[0]
+
+
+def orders_so_far(db, game: dict, who: str) -> str:
+    """The current turn's report, asked for again before it resolves, ends with who is ready:
+    every asked player ready, not ready (and why: the reason is the reader's own only), or
+    without orders yet."""
+    state = read.current_state(db, game)
+    asked = engine.active_players(get_rules(game["type"]), state)
+    if not asked:
+        return ""
+    latest = read.latest_submissions(db, game["id"], game["phase"])
+    waiting = read.not_ready(db, game["id"], game["phase"], asked, latest)
+    now = schedule.show(schedule.iso(schedule.now()), loads(game["schedule"]))
+    lines = ["", f"Orders so far (turn {game['phase']}, as of {now})"]
+    for p in asked:
+        why = waiting.get(p)
+        if why is None:
+            lines.append(f"  {p}: ready")
+        elif why == "no orders":
+            lines.append(f"  {p}: no orders yet")
+        else:
+            lines.append(f"  {p}: not ready" + (f" ({why})" if p == who else ""))
+    return "\n".join(lines) + "\n"
