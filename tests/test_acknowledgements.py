@@ -64,7 +64,6 @@ def test_the_check_plays_the_script_in_many_outcomes_and_agrees_with_itself():
     some; with no dice before it, the first outcome decides alone."""
     import random
 
-    from pbem.core.rng import Rng
 
     rnd = random.Random(5)
     for game_type in ("gods", "yegods", "ohgods", "deity"):
@@ -81,7 +80,7 @@ def test_the_check_plays_the_script_in_many_outcomes_and_agrees_with_itself():
             extra = [o.text for o in rules.legal_orders(state, player)]
             script = read_script("\n".join(lines + rnd.sample(extra, min(3, len(extra)))))
             acks = engine.check_script(rules, state, player, script)
-            worlds = [engine._check_world(rules, state, player, script, Rng("check:preview" + (f":{k}" if k else ""), "preview"))
+            worlds = [engine._check_world(rules, state, player, script, engine.check_rng("preview", k))
                       for k in range(engine.CHECK_WORLDS_MAX)]
             for i, ack in enumerate(acks):
                 if ack.status == "ignored":

@@ -160,11 +160,14 @@ def test_the_default_standing_order_is_to_block_any_steal():
 def test_an_acknowledgement_does_not_tell_whether_a_steal_will_be_blocked():
     alice = script("steal thor give poseidon aphrodite", "form war ares durga thor")
     with_block = position(**copy.deepcopy(STEAL))
-    without = copy.deepcopy(with_block)
-    without["game"]["hands"]["bob"] = ["hel", "sol", "anubis", "aengus", "helios", "isis"]
+    without = copy.deepcopy(with_block)  # the Block is in the deck, not in bob's hand
+    without["game"]["hands"]["bob"] = ["hel", "thoth", "anubis", "aengus", "helios", "isis"]
+    without["game"]["deck"] = ["block-1", "ganesha", "surya", "varuna", "hathor"]
     acks = [engine.check_script(RULES, s, "alice", alice) for s in (with_block, without)]
     assert acks[0] == acks[1]
-    assert [r.status for r in acks[0]] == ["accepted", "accepted"]  # checked as if the steal succeeds
+    # the steal may be blocked, whoever holds the Block: the next line is accepted if the cards allow
+    assert [r.status for r in acks[0]] == ["accepted", "accepted"]
+    assert not acks[0][0].reason and "depends on earlier dice or hidden cards" in acks[0][1].reason
     # ...while the resolution does differ: the test would catch an acknowledgement that told
     results = [engine.resolve(RULES, s, {"alice": alice}, "s").lines["alice"] for s in (with_block, without)]
     assert [r.status for r in results[0]] == ["executed", "skipped"]
@@ -177,7 +180,8 @@ def test_without_the_preview_an_acknowledgement_would_tell(monkeypatch):
     alice = script("steal thor give poseidon aphrodite", "form war ares durga thor")
     with_block = position(**copy.deepcopy(STEAL))
     without = copy.deepcopy(with_block)
-    without["game"]["hands"]["bob"] = ["hel", "sol", "anubis", "aengus", "helios", "isis"]
+    without["game"]["hands"]["bob"] = ["hel", "thoth", "anubis", "aengus", "helios", "isis"]
+    without["game"]["deck"] = ["block-1", "ganesha", "surya", "varuna", "hathor"]
     acks = [engine.check_script(RULES, s, "alice", alice) for s in (with_block, without)]
     assert acks[0] != acks[1]
 
@@ -241,3 +245,25 @@ def test_no_legal_order_moves_a_ruler_off_an_altar():
             moved.append(p[3])
     assert moved and not rulers & set(moved)
     assert any(o.text == "form ruler" for o in RULES.legal_orders(state, "alice"))
+
+
+def test_any_god_a_draw_may_bring_is_accepted_if_the_cards_allow_never_refused():
+    """Mastery of the Sea: discard a card and draw one. With dozens of unseen cards, a line
+    naming any one of them is accepted 'if the cards allow' -- for every one, not most: the
+    check's outcomes take the unseen cards in turn for the first draw, so none is missed by
+    luck. A god that cannot be drawn (on an altar) is refused."""
+    hands = {"alice": ["zeus", "yama", "osiris", "block-1", "sol", "helios"],
+             "bob": ["hel", "anubis", "aengus", "isis", "njord", "aegir"]}
+    state = position(hands=hands, mastery={"sea": "alice"},
+                     sets={"alice": [{"element": "sea", "cards": ["poseidon", "manannan", "chalchiuhtlicue"]}]})
+    g = state["game"]
+    seen = set(hands["alice"]) | {c for s in g["sets"]["alice"] for c in s["cards"]} | set(g["altars"]["alice"])
+    unseen_gods = [c for c in g["deck"] + hands["bob"] if RULES.effect(c) is None and c not in seen]
+    assert len(unseen_gods) >= 40
+    for card in unseen_gods:
+        acks = engine.check_script(RULES, state, "alice", script("mastery sea block", f"play {RULES.tok(card)}"))
+        assert acks[1].status == "accepted" and "hidden cards" in acks[1].reason, (card, acks[1])
+    gone = g["altars"]["bob"][0] if g["altars"]["bob"] else None
+    if gone:
+        acks = engine.check_script(RULES, state, "alice", script("mastery sea block", f"play {RULES.tok(gone)}"))
+        assert acks[1].status == "rejected"

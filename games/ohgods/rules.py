@@ -58,6 +58,8 @@ Where each section of the rules text (shared/rules/oh-gods.md) is implemented:
 
 from __future__ import annotations
 
+import dataclasses
+
 from pbem.core.engine import Event, GameInfo, Rules
 from pbem.core.errors import DataError
 from pbem.core.flow import Clockwise
@@ -121,6 +123,8 @@ class OhGodsRules(Rules, Catalogue):
     def __init__(self, data: dict):
         Rules.__init__(self, validate(data))
         Catalogue.__init__(self, data)
+        # 'play hel' is Hel, never an abbreviation of Helios
+        self.grammar = dataclasses.replace(GRAMMAR, names=frozenset(self.tok(c) for c in self.deck_ids))
         self.info = GameInfo(name="ohgods", title=data["title"], min_players=data["min_players"],
                              max_players=data["max_players"], options=OPTIONS)
         self.turn_order = Clockwise()

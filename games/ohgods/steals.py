@@ -13,7 +13,7 @@ from pbem.core.engine import Event
 from pbem.core.orders import Order
 from pbem.core.rng import Rng
 
-from .cards import RULER, Catalogue, uncertain
+from .cards import HIDDEN, RULER, Catalogue, uncertain
 from .mastery import holds
 from .table import others
 
@@ -121,8 +121,17 @@ def steal_orders(cat: Catalogue, g: dict, player: str) -> list[Order]:
 
 def steal(cat: Catalogue, g: dict, player: str, p: tuple, rng: Rng) -> list[Event]:
     _, victim, target, give = p
+    blocked = [{"type": "blocked", "player": player, "victim": victim, "god": cat.name(target)}]
     if g.get("preview"):
         uncertain(rng)  # the victim may hold a Block: what follows depends on it
+        # Checking the thief's orders, the victim's hand and standing order are unseen: in some
+        # of the check's outcomes an unseen Block stops the steal (if any Block is unseen).
+        unseen_blocks = [c for c in g.get("unseen", []) if cat.effect(c) == "block"]
+        if HIDDEN in g["hands"][victim] and unseen_blocks and rng.randbelow(2) == 0:
+            g["unseen"].remove(unseen_blocks[0])
+            g["hands"][victim].remove(HIDDEN)
+            g["discard"].append(unseen_blocks[0])
+            return blocked
     blocks = [c for c in g["hands"][victim] if cat.effect(c) == "block"]
     events: list[Event] = []
     if blocks and wants_block(g, victim, player, target):
@@ -131,7 +140,7 @@ def steal(cat: Catalogue, g: dict, player: str, p: tuple, rng: Rng) -> list[Even
         g["discard"].append(card)
         # Playing the Block is public; the standing order that played it is the victim's
         # secret (ORDERS.md): nothing of it goes in this event, which everyone sees.
-        return [{"type": "blocked", "player": player, "victim": victim, "god": cat.name(target)}]
+        return blocked
     if blocks:
         events.append({"type": "not_blocked", "player": victim, "thief": player, "god": cat.name(target),
                        "policy": policy_text(cat, g["block"][victim]), "to": victim})

@@ -59,8 +59,19 @@ def draw(cat: Catalogue, g: dict, player: str, n: int, rng: Rng, during_turn: bo
     if HIDDEN in drawn and during_turn:  # checking orders: later lines may name the card drawn
         uncertain(rng)
         pool = g.get("unseen") or []
-        # one outcome of the draw: an unseen card, picked by the check's dice
-        drawn = [pool.pop(rng.randbelow(len(pool))) if c == HIDDEN and pool else c for c in drawn]
+        # one outcome of the draw: an unseen card, picked by the check's dice -- the first one
+        # in turn over the outcomes (outcome k draws the k-th unseen card), so every card the
+        # draw may bring is met in some outcome while there are no more than the outcomes
+        picked = []
+        for c in drawn:
+            if c != HIDDEN or not pool:
+                picked.append(c)
+            elif rng.world is not None and not g.get("spread"):
+                g["spread"] = True
+                picked.append(pool.pop(rng.world % len(pool)))
+            else:
+                picked.append(pool.pop(rng.randbelow(len(pool))))
+        drawn = picked
         g.setdefault("guessed", []).extend(c for c in drawn if c != HIDDEN)
     g["hands"][player].extend(drawn)
     events: list[Event] = [

@@ -246,6 +246,13 @@ def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rn
     return out
 
 
+def check_rng(seed: str, k: int) -> Rng:
+    """The dice of outcome `k` of a submission check (see Rng.world)."""
+    rng = Rng(f"check:{seed}" + (f":{k}" if k else ""), "preview")
+    rng.world = k
+    return rng
+
+
 def check_script(rules: Rules, state: dict, player: str, script: Script, seed: str = "preview",
                  worlds_n: int = CHECK_WORLDS) -> list[LineResult]:
     """Check a submission against the current position, line by line, without changing it.
@@ -260,7 +267,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
     `worlds_n=1` checks in one outcome only (for bot seats, whose lines come from the legal
     list): a line after dice that fails there is accepted "if the dice allow"."""
     def world(k: int) -> list:
-        return _check_world(rules, state, player, script, Rng(f"check:{seed}" + (f":{k}" if k else ""), "preview"))
+        return _check_world(rules, state, player, script, check_rng(seed, k))
 
     worlds = [world(0)]
     if worlds_n > 1 and any(uncertain for _, _, uncertain in worlds[0]):

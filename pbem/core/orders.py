@@ -192,8 +192,9 @@ def _token_match(typed: str, canon: str) -> int:
     return 0
 
 
-def _align(typed: list[str], order: Order) -> int | None:
-    """Match typed tokens against an order's tokens, skipping optional ones.
+def _align(typed: list[str], order: Order, names: frozenset = frozenset()) -> int | None:
+    """Match typed tokens against an order's tokens, skipping optional ones. A typed word
+    that is itself one of the game's `names` abbreviates no other.
     Returns the number of exact token matches, or None if they do not match."""
     canon = order.tokens
 
@@ -204,6 +205,8 @@ def _align(typed: list[str], order: Order) -> int | None:
         if j < len(canon):
             if i < len(typed):
                 m = _token_match(typed[i], canon[j])
+                if m == 1 and typed[i] in names:
+                    m = 0
                 if m:
                     rest = go(i + 1, j + 1)
                     if rest is not None:
@@ -226,6 +229,13 @@ class Grammar:
 
     verbs: dict[str, tuple[str, str]]  # verb -> (pattern, help)
     aliases: dict[str, str] = field(default_factory=dict)
+    # Verbs with free-form arguments (paths, unit lists, large amounts): a line with one of
+    # these verbs is not matched against the enumerated legal orders but handed to the
+    # `parse` callable of `match_order` (the engine passes `Rules.parse`), which checks it.
+    parsed: frozenset = field(default_factory=frozenset)
+    # Every name the game knows (cards, places...): a typed word that is one of them means
+    # that name and is never taken as the prefix of a longer one ('hel' is Hel, not Helios).
+    names: frozenset = field(default_factory=frozenset)
 
     def check_syntax(self, verb: str, tokens: list[Token], line: Line) -> None:
         pattern = self.verbs[verb][0].split()
@@ -335,7 +345,7 @@ def match_order(grammar: Grammar, legal: list[Order], line: Line, why_illegal=No
     for order in legal:
         if order.verb != verb or not len(order.tokens) - len(order.optional) <= n <= len(order.tokens):
             continue
-        score = _align(typed, order)
+        score = _align(typed, order, grammar.names)
         if score is not None:
             scored[order] = max(score, scored.get(order, -1))
     if not scored:

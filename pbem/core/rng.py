@@ -29,6 +29,11 @@ class Rng:
         self.stream = str(stream)
         self.counter = counter
         self.draws: list[tuple[str, object]] = []
+        # Checking orders (engine.check_script), the number of the outcome this stream plays;
+        # None in a real resolution. A game may use it to spread its first hidden draw evenly
+        # over the outcomes (outcome k draws the k-th unseen card), so a card the draw may
+        # bring is found in some outcome for certain, not only by luck.
+        self.world: int | None = None
 
     def _next64(self) -> int:
         digest = hashlib.sha256(f"{self.seed}/{self.stream}/{self.counter}".encode()).digest()

@@ -46,7 +46,7 @@ TOP_KEYS = {
     "dice", "randoms", "random", "step", "expect", "expect_start_event",
 }
 STEP_KEYS = {
-    "player", "orders", "nmr", "note", "expect_rejected", "expect_event", "expect_no_event",
+    "player", "orders", "nmr", "note", "expect_rejected", "expect_conditional", "expect_event", "expect_no_event",
     "expect_line", "expect",
 }
 LINE_STATUSES = {"accepted", "rejected", "ignored", "executed", "skipped", "unused"}
@@ -180,6 +180,9 @@ def from_data(data: dict, path: str | Path = "<scenario>") -> Scenario:
         for entry in step.get("expect_rejected", []):
             if "order" not in entry or "reason" not in entry:
                 raise bad(f"step {i}: an expect_rejected entry needs `order` and `reason`")
+        for entry in step.get("expect_conditional", []):
+            if "order" not in entry:
+                raise bad(f"step {i}: an expect_conditional entry needs `order`")
     return Scenario(path, data, str(data["title"]), str(data["game"]), list(players), seeds, steps)
 
 
@@ -501,6 +504,8 @@ class _Runner:
             order_lines = order_lines.splitlines()
         for entry in step.get("expect_rejected", []):
             self.check_rejected(at, entry, state, step["player"], list(order_lines))
+        for entry in step.get("expect_conditional", []):
+            self.check_conditional(at, entry, state, step["player"], list(order_lines))
         scripts = _scripts(step)
         if scripts is None:  # a check-only step
             if step.get("expect_event") or step.get("expect_line"):
@@ -614,6 +619,20 @@ class _Runner:
             raise self.fail(at, f"{entry['order']!r} was rejected, but not for the expected reason:\n"
                                 f"    expected a reason containing {entry['reason']!r}\n"
                                 f"    found: {last.reason}")
+
+
+    def check_conditional(self, at: str, entry: dict, state: dict, player: str, lines: list[str]) -> None:
+        """`order`, after the step's first `after` lines, is accepted 'if the dice allow': legal in
+        some outcome of the dice or hidden cards before it, not in every one."""
+        after = int(entry.get("after", 0))
+        if after > len(lines):
+            raise ScenarioError(f"{self.sc.path}: {at}: expect_conditional after = {after}, but the step has {len(lines)} order(s)")
+        script = _script(lines[:after] + [entry["order"]])
+        acks = self.guarded(f"{at}, checking {entry['order']!r}", engine.check_script, self.rules, state, player, script)
+        last = acks[-1]
+        if last.status != "accepted" or "depends on earlier dice" not in (last.reason or ""):
+            raise self.fail(at, f"expected {entry['order']!r} to be accepted 'if the dice allow', but it was "
+                                f"{last.status}" + (f": {last.reason}" if last.reason else " outright"))
 
 
 def run(source: str | Path | Scenario) -> list[Outcome]:
