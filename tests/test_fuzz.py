@@ -3,11 +3,20 @@ raise anything but the documented errors, and no byte string makes `submit` rais
 
 Hypothesis runs in CI with a bounded number of examples (settings below); the inputs mix
 random text with fragments of each game's real vocabulary (verbs, names, coordinates), so the
-checker gets past the verb and into the argument matching and the rules' why_illegal."""
+checker gets past the verb and into the argument matching and the rules' why_illegal.
+
+The positions fuzzed are each game's opening and positions from the middle of games played
+by the bots (host.bot_script) for 3, 8 and 15 turns. After resolving mangled scripts, the new
+position must keep the game's invariants (the conservation checks of each game's autoplay
+tests, computed independently of the rules module), be plain JSON, follow on from the
+position resolved (turn number + 1), and be the same when resolved again; the position
+resolved is left untouched."""
 
 from __future__ import annotations
 
-import copy
+import functools
+import json
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,11 +33,65 @@ GAMES = game_types()
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
+def _players(rules) -> list[str]:
+    return ["p1", "p2", "p3", "p4", "p5", "p6"][: max(rules.info.min_players, min(3, rules.info.max_players))]
+
+
 def _started(game_type: str):
     rules = get_rules(game_type)
-    players = ["p1", "p2", "p3", "p4", "p5", "p6"][: max(rules.info.min_players, min(3, rules.info.max_players))]
-    state, _ = engine.start(rules, players, {}, "fuzz")
+    state, _ = engine.start(rules, _players(rules), {}, "fuzz")
     return rules, state
+
+
+MID_GAME = (3, 8, 15)  # turns the bots play before a position is fuzzed
+
+
+@functools.cache
+def _positions(game_type: str) -> tuple[str, ...]:
+    """The opening and positions from the middle of a game the bots play (as JSON, so each
+    example gets its own copy): the checker and the resolution meet hands dealt, pieces on
+    the board and phases other than the first."""
+    rules, state = _started(game_type)
+    positions = [json.dumps(state)]
+    for turn in range(1, max(MID_GAME) + 1):
+        if state["flow"].get("over"):
+            break
+        scripts = {}
+        for p in engine.active_players(rules, state):
+            lines = host.bot_script(rules, state, p, random.Random(f"fuzz/{game_type}/{turn}/{p}"))
+            scripts[p] = read_script("\n".join(lines))
+        state = engine.resolve(rules, state, scripts, "fuzz").state
+        if turn in MID_GAME and not state["flow"].get("over"):
+            positions.append(json.dumps(state))
+    assert len(positions) == 1 + len(MID_GAME), f"{game_type}: the bots' game ended before turn {max(MID_GAME)}"
+    return tuple(positions)
+
+
+def _invariants(game_type: str):
+    """The game's own invariant checks from its autoplay tests (independent of the rules
+    module), or None for a game that has none yet: the generic checks still apply."""
+    if game_type == "gods":
+        from test_properties import check_invariants as gods_check
+
+        return lambda state: gods_check(state, "fuzz")
+    if game_type == "ohgods":
+        from test_ohgods_autoplay import check as ohgods_check
+
+        return ohgods_check
+    if game_type == "yegods":
+        from test_yegods_autoplay import check_invariants as yegods_check
+
+        return yegods_check
+    if game_type == "deity":
+        from test_deity_autoplay import check_invariants as deity_check
+
+        return lambda state: deity_check(state, "fuzz")
+    return None
+
+
+def test_the_four_published_games_have_invariant_checks():
+    assert {"gods", "ohgods", "yegods", "deity"} <= set(GAMES)
+    assert all(_invariants(g) is not None for g in ("gods", "ohgods", "yegods", "deity"))
 
 
 def _vocabulary(rules, state) -> list[str]:
@@ -41,16 +104,18 @@ def _vocabulary(rules, state) -> list[str]:
 
 @pytest.mark.parametrize("game_type", GAMES)
 def test_order_lines_never_raise_anything_but_order_errors(game_type):
-    rules, state = _started(game_type)
-    player = engine.active_players(rules, state)[0]
-    vocab = _vocabulary(rules, state)
-    before = engine.state_hash(state)
+    rules = get_rules(game_type)
+    states = [json.loads(p) for p in _positions(game_type)]
+    vocab = sorted(set().union(*(_vocabulary(rules, s) for s in states)))
+    before = [engine.state_hash(s) for s in states]
     token = st.one_of(st.sampled_from(vocab), st.text(min_size=1, max_size=8))
     line = st.lists(token, min_size=1, max_size=7).map(" ".join)
 
     @FUZZ
-    @given(st.lists(line, min_size=1, max_size=6))
-    def check(lines):
+    @given(st.sampled_from(range(len(states))), st.lists(line, min_size=1, max_size=6))
+    def check(which, lines):
+        state = states[which]
+        player = engine.active_players(rules, state)[0]
         script = read_script("\n".join(lines))
         results = engine.check_script(rules, state, player, script)
         assert len(results) == len(script.lines)
@@ -62,24 +127,44 @@ def test_order_lines_never_raise_anything_but_order_errors(game_type):
                 assert isinstance(err, ValueError) and err.message
 
     check()
-    assert engine.state_hash(state) == before  # checking never changes the position
+    assert [engine.state_hash(s) for s in states] == before  # checking never changes the position
 
 
 @pytest.mark.parametrize("game_type", GAMES)
-def test_resolving_mangled_scripts_never_raises(game_type):
-    rules, state = _started(game_type)
-    vocab = _vocabulary(rules, state)
+def test_resolving_mangled_scripts_keeps_the_games_invariants(game_type):
+    rules = get_rules(game_type)
+    positions = _positions(game_type)
+    states = [json.loads(p) for p in positions]
+    vocab = sorted(set().union(*(_vocabulary(rules, s) for s in states)))
+    invariants = _invariants(game_type)
+    players = _players(rules)
+    checked: list[int] = []
     token = st.one_of(st.sampled_from(vocab), st.text(max_size=6))
     line = st.lists(token, min_size=1, max_size=6).map(" ".join)
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(st.lists(line, max_size=5))
-    def check(lines):
-        scripts = {p: read_script("\n".join(lines)) for p in engine.active_players(rules, state)}
-        res = engine.resolve(rules, copy.deepcopy(state), scripts, "fuzz")
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.sampled_from(range(len(states))), st.lists(line, max_size=5), st.booleans())
+    def check(which, lines, some_silent):
+        state = json.loads(positions[which])
+        asked = engine.active_players(rules, state)
+        scripts = {p: read_script("\n".join(lines)) for p in asked}
+        if some_silent and len(asked) > 1:
+            scripts[asked[-1]] = None  # one player sent nothing: NMR beside the mangled ones
+        res = engine.resolve(rules, state, scripts, "fuzz")
+        assert json.dumps(state) == positions[which], "resolving changed the position it started from"
         assert res.state["flow"]["number"] == state["flow"]["number"] + 1
+        assert json.loads(json.dumps(res.state)) == res.state  # plain JSON, as the store keeps it
+        assert set(res.nmr) <= set(asked)
+        assert set(engine.active_players(rules, res.state)) <= set(players)
+        if invariants is not None:
+            invariants(res.state)
+            checked.append(which)
+        again = engine.resolve(rules, json.loads(positions[which]), scripts, "fuzz")
+        assert engine.state_hash(again.state) == engine.state_hash(res.state)  # replayable bit for bit
 
     check()
+    if invariants is not None:  # the invariants were checked, in the middle of games too
+        assert checked and max(checked) > 0, checked
 
 
 @FUZZ

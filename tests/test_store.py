@@ -175,8 +175,11 @@ def test_every_submissions_raw_bytes_are_kept(cli, tmp_path):
 def test_db_option_and_pbem_db_select_the_store(cli, tmp_path, monkeypatch):
     # PBEM_DB (set by the fixture) is the default ...
     new(cli, "in-env")
-    # ... --db wins over it, and its folder is made as needed
+    # ... --db wins over it; its folder must exist (issue 17: a typo makes no folders)
     other = tmp_path / "deep" / "er" / "other.db"
+    r = cli("--db", str(other), "new", "gods", "in-option", "-p", "alice", "-p", "bob")
+    assert r.exit_code == 1 and "no folder" in r.stderr and not (tmp_path / "deep").exists()
+    other.parent.mkdir(parents=True)
     new(cli, "in-option", ("alice", "bob"), "1", "--db", str(other))
     assert [g["id"] for g in store(tmp_path)["games"].rows] == ["in-env"]
     assert [g["id"] for g in open_db(str(other))["games"].rows] == ["in-option"]

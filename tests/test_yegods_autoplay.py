@@ -7,6 +7,7 @@ Every game must end with a winner or a stated reason."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -52,6 +53,43 @@ def check_invariants(state: dict) -> None:
     assert sorted(cards) == list(range(1, 91)), f"{len(cards)} cards, duplicates or strays: {sorted(cards)}"
 
 
+WIN_PROVINCES = 10  # data.toml [rules] win_provinces (the rules text: ten provinces)
+
+
+def check_outcome(state: dict) -> None:
+    """The declared result meets a win condition of the rules, judged from the board alone:
+    who owns each province is recounted here (the sole god with the most worshippers in it),
+    and the winning god owns ten provinces, or is the only god owning any, or is the last
+    player's god not passed into myth; no winner only when every player's god passed into
+    myth or the Unknown God won. The winners are the winning god's player, nobody else."""
+    g = state["game"]
+    out = state["flow"]["outcome"]
+    owner = {}
+    for place in RULES.provinces:
+        cell = {god: n for god, n in g["board"].get(place, {}).items() if n > 0}
+        best = max(cell.values(), default=0)
+        leaders = [god for god, n in cell.items() if n == best]
+        owner[place] = leaders[0] if len(leaders) == 1 else None
+    assert owner == {p: g["owner"].get(p) for p in RULES.provinces}, "ownership differs from a recount of the board"
+    provinces = Counter(o for o in owner.values() if o)
+    left = [god for god in g["order"] if god not in g["out"]]  # players' gods not passed into myth
+    assert WIN_PROVINCES == int(RULES.r["win_provinces"])
+
+    def meets(god: str) -> bool:
+        return provinces[god] >= WIN_PROVINCES or set(provinces) == {god} or left == [god]
+
+    god = out["god"]
+    if god is None:
+        assert left == [] and out["winners"] == [], out
+        return
+    assert meets(god), f"{god} is declared the winner with {provinces[god]} provinces ({dict(provinces)}), {left} left"
+    assert god not in g["out"]
+    player = g["player_of"].get(god)
+    assert out["winners"] == ([player] if player else []), out
+    if player is None:
+        assert god == g["unknown"]
+
+
 def play(n: int, seed: str, options: dict | None = None, reparse: bool = False) -> dict:
     """One game, engine only: the asked player's bot plays legal orders until its part of the
     phase is over; then the engine settles. Invariants after every phase."""
@@ -87,6 +125,7 @@ def test_random_games_end_and_conserve_every_piece(n):
     winners = 0
     for i in range(SEEDS):
         state = play(n, f"auto-{n}-{i}", reparse=(i % 9 == 0))
+        check_outcome(state)
         outcome = state["flow"]["outcome"]
         assert outcome["reason"]
         assert set(outcome["winners"]) <= set(PLAYERS[:n])
@@ -104,6 +143,7 @@ def test_three_players_without_the_unknown_god_and_chosen_gods():
         g = state["game"]
         assert g["unknown"] is None and g["gods"] == ["jehovah", "odin", "lugus"]
         assert state["flow"]["over"]
+        check_outcome(state)
 
 
 def test_every_event_of_random_games_renders_as_a_report_line():

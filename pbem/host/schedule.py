@@ -34,6 +34,7 @@ def iso(value: datetime | None) -> str | None:
     return None if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+MAX_EVERY_DAYS = 3660  # ten years a turn: longer is a typo, and far later dates overflow
 _DURATION = re.compile(r"^\s*(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m)?\s*$")
 
 
@@ -42,7 +43,10 @@ def parse_every(text: str) -> timedelta:
     if not text or not m or not any(m.groups()):
         raise PbemError(f"--every '{text}' is not a duration like 72h, 3d or 2d12h")
     d, h, mins = (int(x or 0) for x in m.groups())
-    value = timedelta(days=d, hours=h, minutes=mins)
+    minutes = (d * 24 + h) * 60 + mins  # Python ints: no overflow before the check
+    if minutes > MAX_EVERY_DAYS * 24 * 60:
+        raise PbemError(f"--every '{text}' is too long: at most {MAX_EVERY_DAYS} days ({MAX_EVERY_DAYS}d)")
+    value = timedelta(minutes=minutes)
     if value <= timedelta(0):
         raise PbemError("--every must be longer than zero")
     return value

@@ -3,8 +3,12 @@ single messages (.eml) and plain order files, each read lazily as an `Item`."""
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import logging
+import os
 import re
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +28,64 @@ class Item:
     read: Callable[[], bytes]
     delivered: datetime | None = None
     name: str = ""
+    size: int | None = None  # its bytes, when known without reading it
+    path: Path | None = None  # the regular file it is, when it is a whole file
+
+    def head(self, n: int) -> bytes:
+        """Its first `n` bytes, without reading the rest."""
+        if self.path is None:
+            return self.read()[:n]
+        fd = open_regular(self.path)
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read(n)
+
+    def sha256(self) -> str:
+        """The SHA-256 of its bytes, read in chunks (a huge file is never held whole)."""
+        if self.path is None:
+            return hashlib.sha256(self.read()).hexdigest()
+        fd = open_regular(self.path)
+        with os.fdopen(fd, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def open_regular(path: Path) -> int:
+    """A file descriptor for reading `path`, which must be a regular file. Opened without
+    following a symbolic link and without blocking (a FIFO would wait for a writer for
+    ever), and checked after opening, so a file swapped in between cannot slip through."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise OSError("not a regular file (a symbolic link): not read") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError("not a regular file: not read")
+    return fd
+
+
+def read_regular(path: Path) -> bytes:
+    with os.fdopen(open_regular(path), "rb") as fh:
+        return fh.read()
+
+
+def _not_regular(path: Path, what: str) -> Item:
+    """An entry that is not a regular file (a FIFO, a socket, a device, a symbolic link):
+    never read; it is reported as unreadable, and the rest goes on."""
+    def refuse() -> bytes:
+        raise OSError(f"not a regular file ({what}): not read")
+
+    return Item(str(path), "file", refuse, None, path.name, size=0)
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device or other special file"
 
 
 _MAILDIR_TIME = re.compile(r"^(\d{9,11})[.]")
@@ -40,7 +102,7 @@ def sniff(path: Path) -> str:
     """What a file is: 'mbox', 'eml' or 'file' (an order file)."""
     suffix = path.suffix.lower()
     try:
-        with path.open("rb") as fh:
+        with os.fdopen(open_regular(path), "rb") as fh:
             head = fh.read(4096)
     except OSError:
         return "file"
@@ -60,13 +122,20 @@ def _maildir_items(folder: Path) -> Iterator[Item]:
     for sub in ("new", "cur"):
         d = folder / sub
         for p in d.iterdir():
-            if p.name.startswith(".") or not p.is_file():
+            if p.name.startswith("."):
+                continue
+            info = p.lstat()  # a symbolic link is not followed: a link to /etc/passwd is no mail
+            if stat.S_ISDIR(info.st_mode):
                 continue
             m = _MAILDIR_TIME.match(p.name)
-            when = int(m.group(1)) if m else int(p.stat().st_mtime)
-            entries.append((when, p.name, p))
-    for when, _, p in sorted(entries):
-        yield Item(str(p), "maildir", p.read_bytes, datetime.fromtimestamp(when, timezone.utc), p.name)
+            when = int(m.group(1)) if m else int(info.st_mtime)
+            entries.append((when, p.name, p, info))
+    for when, _, p, info in sorted(entries, key=lambda e: e[:2]):
+        if not stat.S_ISREG(info.st_mode):
+            yield _not_regular(p, _kind_of(info.st_mode))
+            continue
+        yield Item(str(p), "maildir", lambda p=p: read_regular(p), datetime.fromtimestamp(when, timezone.utc), p.name,
+                   size=info.st_size, path=p)
 
 
 _FROM_LINE_DATE = re.compile(r"([A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d{1,2}:\d{2}:\d{2} \d{4})")
@@ -104,26 +173,29 @@ def split_mbox(data: bytes) -> Iterator[tuple[bytes, bytes]]:
 
 def _mbox_items(path: Path) -> Iterator[Item]:
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as err:
         raise PbemError(f"cannot read the mbox {path}: {err.strerror or err}") from None
     for n, (first, body) in enumerate(split_mbox(data), start=1):
-        yield Item(f"{path}#{n}", "mbox", (lambda b=body: b), _from_line_time(first), path.name)
+        yield Item(f"{path}#{n}", "mbox", (lambda b=body: b), _from_line_time(first), path.name, size=len(body))
 
 
 def iter_items(paths: list[str | Path]) -> Iterator[Item]:
+    """The messages under each PATH. A PATH the GM names may be a symbolic link (it is
+    followed); inside folders only regular files and real folders are read: links, FIFOs,
+    sockets and devices are reported as not read (see `_not_regular`)."""
     for given in paths:
         path = Path(given)
         if not path.exists():
             raise PbemError(f"no such file or folder '{given}'")
-        yield from _items(path)
+        yield from _items(path, path.stat())
 
 
-def _items(path: Path) -> Iterator[Item]:
-    if is_maildir(path):
+def _items(path: Path, info: os.stat_result) -> Iterator[Item]:
+    if stat.S_ISDIR(info.st_mode) and is_maildir(path):
         yield from _maildir_items(path)
         return
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         try:
             children = sorted(path.iterdir())
         except OSError as err:
@@ -131,12 +203,15 @@ def _items(path: Path) -> Iterator[Item]:
         for child in children:
             if child.name.startswith("."):
                 continue
-            yield from _items(child)
+            yield from _items(child, child.lstat())
+        return
+    if not stat.S_ISREG(info.st_mode):
+        yield _not_regular(path, _kind_of(info.st_mode))
         return
     kind = sniff(path)
     if kind == "mbox":
         yield from _mbox_items(path)
     else:
-        yield Item(str(path), kind, path.read_bytes, None, path.name)
+        yield Item(str(path), kind, lambda: read_regular(path), None, path.name, size=info.st_size, path=path)
 
 

@@ -15,9 +15,28 @@ from aiosmtpd.controller import Controller
 
 
 def free_port() -> int:
+    """A port nothing listens on now: for a connection that must be refused. A server of
+    ours never binds it later (another process may take it in between): SmtpServer binds
+    port 0 and reads its port back (see _Controller)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class _Controller(Controller):
+    """aiosmtpd's Controller, bound to the port it is given, or with port 0 to one the system
+    picks as it binds (no race with another process taking a port found free beforehand);
+    the port is read back from the listening socket before the controller talks to it."""
+
+    def _create_server(self):
+        binding = super()._create_server()
+
+        async def bind():
+            server = await binding
+            self.port = server.sockets[0].getsockname()[1]
+            return server
+
+        return bind()
 
 
 @dataclass
@@ -80,8 +99,12 @@ class Recorder:
 class SmtpServer:
     def __init__(self) -> None:
         self.handler = Recorder()
-        self.port = free_port()
-        self.controller = Controller(self.handler, hostname="127.0.0.1", port=self.port)
+        self.controller = _Controller(self.handler, hostname="127.0.0.1", port=0)
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on (known once started; kept when it is restarted)."""
+        return self.controller.port
 
     @property
     def messages(self) -> list[Received]:
