@@ -36,6 +36,8 @@ play "Deity: game 'demo-deity' for zeus, isis and thor, 12 rounds" demo-deity --
   deity demo-deity --player zeus --player isis --player thor --seed 2026 --option rounds=12
 play "Ye Gods!: game 'demo-yegods' for jupiter, odin and lugus, Jehovah the Unknown God" demo-yegods -- \
   yegods demo-yegods --player jupiter --player odin --player lugus --seed 2031
+play "Faith - Wild Gods: game 'demo-faith' for moses, zarathustra and hammurabi, 30 eras" demo-faith -- \
+  faith demo-faith --player moses --player zarathustra --player hammurabi --seed 2026
 
 echo
 echo "Every turn's reports are in turns/GAME/TURN/reports/ (public.txt and one per player)."

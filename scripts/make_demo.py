@@ -31,6 +31,7 @@ DEMOS = [
     ("ohgods", "demo-ohgods", ["delphi", "karnak", "uppsala"], "2026"),
     ("deity", "demo-deity", ["zeus", "isis", "thor"], "2026", {"rounds": "12"}),
     ("yegods", "demo-yegods", ["jupiter", "odin", "lugus"], "2031"),
+    ("faith", "demo-faith", ["moses", "zarathustra", "hammurabi"], "2026"),
 ]
 
 

@@ -12,6 +12,30 @@ A *request* is one player asked to decide in the current phase. One request is a
 turn; several sealed requests answered together are a simultaneous phase. A reaction owed by a
 player who is not asked is a *standing order*: an order legal for that player even while not
 active, kept in the game state until changed.
+
+Two optional hooks serve games whose orders do not fit an enumerated list or whose one
+submission covers several turns (both default to the behaviour without them):
+
+* **Parsed orders** (`Grammar.parsed`, `Rules.parse`). A verb listed in `grammar.parsed`
+  takes free-form arguments -- a path `a -> b -> c`, a list of units, an amount in the
+  hundreds -- that no list of legal orders could enumerate. A line with such a verb is not
+  matched against `legal_orders`: `Rules.parse(state, player, tokens)` gets the canonical
+  verb and the typed argument tokens and returns the Order (its payload what `apply`
+  executes), or raises InvalidOrderError/IllegalOrderError with the reason (the line is
+  quoted in front of it), or returns None to match the enumerated legal orders as usual.
+  `legal_orders` still lists some representative orders of those verbs (the report's order
+  form and the bots draw from it); each must parse back to itself. A parsed order given by
+  a player who is not asked counts as a standing order (private).
+* **Steps** (`Rules.step_of`). A game that overrides `step_of(state, order)` has each
+  submission executed in rounds: `resolve` (and `check_script`, for one player) runs every
+  asked player's lines of step 0, in request order, then every player's lines of step 1,
+  and so on -- one submission per player for a whole phase, executed turn by turn in
+  player order (all placements, then all recruiting, ...). `order` is the line as written
+  (canonical verb, typed arguments; not yet checked); `step_of` returns the line's step, or
+  None to run it with the line before it (an order allowed at any time). A player's lines
+  of one step keep their written order; each line is judged when its round comes and
+  skipped with the reason if it is no longer legal. Default orders of players still asked
+  follow after the last round. Line results are reported in line order.
 """
 
 from __future__ import annotations
@@ -23,7 +47,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError, OrderError
-from pbem.core.orders import Grammar, Line, Order, Script, match_order, trailing_prose
+from pbem.core.orders import (
+    Grammar,
+    Line,
+    Order,
+    Script,
+    line_order,
+    match_order,
+    trailing_prose,
+)
 from pbem.core.rng import Rng, phase_rng
 
 Event = dict[str, Any]
@@ -94,6 +126,18 @@ class Rules:
 
     def why_illegal(self, state: dict, player: str, typed: list[str]) -> str | None:
         return None
+
+    def parse(self, state: dict, player: str, tokens: list[str]) -> Order | None:
+        """A line whose verb is in `grammar.parsed`: `tokens` is the canonical verb and the
+        typed arguments. Return the Order, raise InvalidOrderError/IllegalOrderError with
+        the reason, or return None to match it against the legal orders. Default: None."""
+        return None
+
+    def step_of(self, state: dict, order: Order) -> int | None:
+        """The step (round) of a phase in which a line runs (see the module docstring);
+        None: with the line before it. A game that does not override it runs each
+        submission whole, player after player."""
+        return 0
 
     def private_order(self, state: dict, player: str, order: Order) -> bool:
         """Whether the fact that `player` gave `order` is hidden from the others (e.g. a
@@ -200,10 +244,22 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
     events, and whether it was a standing order. `was_asked`: the player was asked in this
     phase (so a line after their part of it ended is "used up", not "not your turn")."""
     active = player in active_players(rules, state)
-    standing = rules.standing_orders(state, player)
-    legal = (rules.legal_orders(state, player) if active else []) + standing
+    why = lambda typed: rules.why_illegal(state, player, typed)
+    lists: dict[str, list[Order]] = {}
+    if rules.grammar.parsed:
+        def legal_now() -> list[Order]:  # listed only when a line is matched against them
+            if "legal" not in lists:
+                lists["standing"] = rules.standing_orders(state, player)
+                lists["legal"] = (rules.legal_orders(state, player) if active else []) + lists["standing"]
+            return lists["legal"]
+        matcher = lambda: match_order(rules.grammar, legal_now, line, why,
+                                      parse=lambda typed: rules.parse(state, player, typed))
+    else:
+        lists["standing"] = rules.standing_orders(state, player)
+        lists["legal"] = (rules.legal_orders(state, player) if active else []) + lists["standing"]
+        matcher = lambda: match_order(rules.grammar, lists["legal"], line, why)
     try:
-        order = match_order(rules.grammar, legal, line, lambda typed: rules.why_illegal(state, player, typed))
+        order = matcher()
     except IllegalOrderError as err:
         if not active and not rules.standing_orders(state, player):
             if was_asked and not state["flow"].get("over"):
@@ -221,8 +277,30 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
                 line.text, line.number, 1,
             ) from err
         raise
-    is_standing = order in standing and not (active and order in legal[: len(legal) - len(standing)])
+    if "legal" not in lists:  # a parsed order: standing when its player is not asked
+        is_standing = not active
+    else:
+        standing, legal = lists["standing"], lists["legal"]
+        is_standing = order in standing and not (active and order in legal[: len(legal) - len(standing)])
     return order, rules.apply(state, player, order, rng), is_standing
+
+
+def stepped(rules: Rules) -> bool:
+    """Whether a game runs submissions in steps (overrides Rules.step_of)."""
+    return type(rules).step_of is not Rules.step_of
+
+
+def line_steps(rules: Rules, state: dict, lines: list[Line]) -> list[int]:
+    """The step of each line (Rules.step_of; None: the step of the line before it)."""
+    out = []
+    current = 0
+    for line in lines:
+        order = line_order(rules.grammar, line)
+        step = rules.step_of(state, order) if order is not None else None
+        if step is not None:
+            current = step
+        out.append(current)
+    return out
 
 
 CHECK_WORLDS = 12       # independent dice streams (and fillings of the hidden cards) a submission is checked in
@@ -235,14 +313,19 @@ def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rn
     or by the line itself on the way to its step (Deity's blight roll before a later move)."""
     sim = rules.preview_state(copy.deepcopy(state), player)
     asked = player in active_players(rules, sim)
-    out = []
-    for line in script.lines:
+    order_of_run = list(range(len(script.lines)))
+    if stepped(rules):  # run as at resolution: the lines of step 0 first, then step 1, ...
+        steps = line_steps(rules, sim, script.lines)
+        order_of_run.sort(key=lambda i: steps[i])
+    out: list = [None] * len(script.lines)
+    for i in order_of_run:
+        line = script.lines[i]
         try:
             order, _, _ = _run_line(rules, sim, player, line, rng, was_asked=asked)
-            out.append((order, None, rng.counter > 0))
+            out[i] = (order, None, rng.counter > 0)
         except OrderError as err:
             err.line, err.text = line.number, line.text
-            out.append((None, err, rng.counter > 0))
+            out[i] = (None, err, rng.counter > 0)
     return out
 
 
@@ -339,10 +422,10 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
     for p in nmr:
         events.append({"type": "nmr", "player": p})
 
-    def run(player: str, script: Script) -> None:
+    def run(player: str, script: Script, only: list[Line] | None = None) -> None:
         results = lines.setdefault(player, [])
         prose = trailing_prose(rules.grammar, script)
-        for line in script.lines:
+        for line in (script.lines if only is None else only):
             if line.number in prose:
                 results.append(LineResult(line.number, line.text, "ignored", reason="not an order"))
                 continue
@@ -367,9 +450,22 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
     bystanders = [p for p, s in scripts.items() if s is not None and p not in asked]
     for player in sorted(bystanders):
         run(player, scripts[player])  # type: ignore[arg-type]
+    if stepped(rules):  # in rounds: every asked player's lines of step 0, then of step 1, ...
+        plans = {}
+        for player in asked:
+            script = scripts.get(player)
+            if script is not None:
+                plans[player] = (script, line_steps(rules, state, script.lines))
+        for step in sorted({s for _, steps in plans.values() for s in steps}):
+            for player, (script, steps) in plans.items():
+                mine = [ln for ln, s in zip(script.lines, steps) if s == step]
+                if mine:
+                    run(player, script, mine)
+        for player in plans:
+            lines.setdefault(player, []).sort(key=lambda r: r.number)
     for player in asked:
         script = scripts.get(player)
-        if script is not None:
+        if script is not None and not stepped(rules):
             run(player, script)
         for _ in range(1000):
             if player not in active_players(rules, state) or state["flow"].get("over"):

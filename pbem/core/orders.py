@@ -31,6 +31,7 @@ from pbem.core.errors import (
     IllegalOrderError,
     InputError,
     InvalidOrderError,
+    OrderError,
 )
 
 MAX_ORDER_BYTES = 256 * 1024
@@ -313,8 +314,14 @@ def trailing_prose(grammar: Grammar, script: Script) -> set[int]:
     return set()  # nothing but prose: not orders at all, each line says why
 
 
-def match_order(grammar: Grammar, legal: list[Order], line: Line, why_illegal=None) -> Order:
-    """Match a typed line against the legal orders (python-chess's parse_san, for orders)."""
+def match_order(grammar: Grammar, legal, line: Line, why_illegal=None, parse=None) -> Order:
+    """Match a typed line against the legal orders (python-chess's parse_san, for orders).
+
+    `legal` is the list of legal orders, or a callable returning it (called only when
+    needed). A verb in `grammar.parsed` is handed to `parse(typed)` instead (typed: the
+    canonical verb, then the argument tokens as typed): it returns the Order, raises an
+    OrderError whose message says why the line is invalid or illegal (the line is quoted
+    in front of it here), or returns None to fall back to matching the legal orders."""
     tokens = [Token(grammar.aliases.get(t.text, t.text), t.column) for t in line.tokens]
     if not tokens:
         raise InvalidOrderError("empty order", line.text, line.number, 1)
@@ -340,6 +347,16 @@ def match_order(grammar: Grammar, legal: list[Order], line: Line, why_illegal=No
         )
     verb = verb_hits[0]
     typed = [verb] + [t.text for t in tokens[1:]]
+    if parse is not None and verb in grammar.parsed:
+        try:
+            parsed = parse(typed)
+        except OrderError as err:
+            quoted = err.message if err.message.startswith(f"'{line.text}'") else f"'{line.text}': {err.message}"
+            raise type(err)(quoted, line.text, line.number, err.column or 1) from err
+        if parsed is not None:
+            return parsed
+    if callable(legal):
+        legal = legal()
     scored: dict[Order, int] = {}
     n = len(typed)
     for order in legal:
@@ -373,3 +390,16 @@ def match_order(grammar: Grammar, legal: list[Order], line: Line, why_illegal=No
             f"'{line.text}' is ambiguous: it could be {shown}", line.text, line.number, 1
         )
     return winners[0]
+
+
+def line_order(grammar: Grammar, line: Line) -> Order | None:
+    """A line as written, as an Order: its verb made canonical (alias, unique prefix), its
+    arguments as typed; None when the verb is unknown or ambiguous. Not checked for legality:
+    what `Rules.step_of` is asked about (in which step of a phase a line runs)."""
+    if not line.tokens or line.tokens[0].text == "<too-long>":
+        return None
+    typed_verb = grammar.aliases.get(line.tokens[0].text, line.tokens[0].text)
+    hits = [v for v in grammar.verbs if v == typed_verb] or [v for v in grammar.verbs if v.startswith(typed_verb)]
+    if len(hits) != 1:
+        return None
+    return Order((hits[0], *(grammar.aliases.get(t.text, t.text) for t in line.tokens[1:])))

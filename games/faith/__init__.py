@@ -1,0 +1,1 @@
+"""The faith game package: `rules.py` holds its Rules class (flow, legal orders, parsing, views); the board mechanics sit beside it (world, population, conversion, movement, battle, divine), as its docstring maps."""

@@ -1,0 +1,215 @@
+"""Representative orders of the parsed verbs (for the order form and the bots) and the bots'
+choices. Every example is made by the rules' own parser, so it parses back to itself."""
+
+from __future__ import annotations
+
+from pbem.core.errors import OrderError
+
+from .movement import allowance, movable, reachable
+from .tables import cap
+from .world import hand_total, pop_of
+
+
+def _try(rules, state, player, tokens):
+    try:
+        return rules.parse(state, player, list(tokens))
+    except OrderError:
+        return None
+
+
+def place_examples(rules, state, player, b, limit: int = 8) -> list:
+    g = state["game"]
+    have = g["hands"][player].get(b, 0)
+    if not have:
+        return []
+    tab = rules.tab
+    top = cap(tab, g, b)   # room(): the hex total against the belief's cap (sea is not in g)
+    cands = []
+    for hid in tab.world.order:
+        x = g["hexes"].get(hid)
+        if x is None:
+            continue
+        mine = sum(x["pop"].get(b, (0, 0)))
+        others = sum(p + u for o, (p, u) in x["pop"].items() if o != b)
+        r = top - mine - others
+        if r <= 0:
+            continue
+        score = (x["t"] == "fertile") * 4 + (mine > 0) * 2 - (others > 0) * 3
+        cands.append((-score, hid, r))
+    cands.sort()
+    out = []
+    for _, hid, r in cands[:limit]:
+        o = _try(rules, state, player, ("place", str(min(have, r)), hid))
+        if o is not None:
+            out.append(o)
+    return out
+
+
+def move_examples(rules, state, player, b, limit: int = 10) -> list:
+    g = state["game"]
+    tab = rules.tab
+    era = g["era"]
+    groups: dict[tuple[str, str], int] = {}
+    for x in g["units"].values():
+        if x["o"] == b and x["moved"] != era and not x["b"] and x["k"] != "fortification":
+            groups[(x["h"], x["k"])] = groups.get((x["h"], x["k"]), 0) + 1
+    for hid, x in g["hexes"].items():
+        if b in x["pop"]:
+            free = movable(g, b, hid, "pop", "pacified")[0]
+            if free:
+                groups[(hid, "pop")] = max(1, free // 2)
+    out = []
+    for (hid, kind), n in sorted(groups.items()):
+        reach = allowance(tab, g, b, kind, False)
+        dests = reachable(tab, g, b, kind, hid, min(reach, 2))
+        for dst in dests[:2]:
+            o = _try(rules, state, player, ("move", str(n), kind, "pacified" if kind == "pop" else "ready", hid, "->", dst))
+            if o is not None:
+                out.append(o)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def attack_examples(rules, state, player, b, limit: int = 6) -> list:
+    g = state["game"]
+    tab = rules.tab
+    out = []
+    era = g["era"]
+    ready: dict[str, dict[str, int]] = {}   # hex -> kind -> own ready units that may still attack
+    owners: dict[str, set] = {}             # hex -> the other owners of units there
+    for y in g["units"].values():
+        if y["o"] != b:
+            owners.setdefault(y["h"], set()).add(y["o"])
+        elif not y["b"] and y["fought"] != era and y["k"] != "fortification":
+            kinds = ready.setdefault(y["h"], {})
+            kinds[y["k"]] = kinds.get(y["k"], 0) + 1
+    near = {x["h"] for x in g["units"].values() if x["o"] == b and not x["b"] and x["fought"] != era}
+    near |= {n for h in near for n in tab.world.nbrs[h]}
+    for hid in tab.world.order:
+        x = g["hexes"].get(hid)
+        if x is None or hid not in near:
+            continue
+        others = sorted({o for o in x["pop"] if o != b} | owners.get(hid, set()))
+        if not others:
+            continue
+        groups = []
+        for src in [hid] + tab.world.nbrs[hid]:
+            if src not in g["hexes"]:
+                continue
+            for k, n in sorted(ready.get(src, {}).items()):
+                groups += [str(n), k, src]
+        if not groups:
+            continue
+        o = _try(rules, state, player, ("attack", hid, others[0], "with", *groups))
+        if o is not None:
+            out.append(o)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def apotheosis_examples(rules, state, player, b, limit: int = 3) -> list:
+    g = state["game"]
+    per = rules.data["divine"]["apotheosis_per_chip"]
+    can = hand_total(g, player) // per
+    if not can:
+        return []
+    out = []
+    for hid in rules.tab.world.order:
+        x = g["hexes"].get(hid)
+        if not x:
+            continue
+        for o, (p, u) in sorted(x["pop"].items()):
+            if o not in (b, "infidel") and o in g["beliefs"]:
+                k = min(can, p + u)
+                order = _try(rules, state, player, ("apotheosis", str(k), o, hid))
+                if order is not None:
+                    out.append(order)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _estimate(rules, state, order) -> float:
+    """A rough odds measure for an attack: declared strength against the hex's defence."""
+    from .battle import attack_strength, defence_strength, sides
+    g = state["game"]
+    spec = dict(order.payload[1])
+    hid = spec["hex"]
+    b = next(o for o in [g["units"][u]["o"] for u in spec["units"]] or [None] if o) if spec["units"] else None
+    if b is None:
+        return 0
+    side = sides(g, hid, b, spec["named"], {})
+    a = attack_strength(rules.tab, g, b, list(spec["groups"]), hid, side)
+    d = defence_strength(rules.tab, g, hid, side)
+    return (a + 3.5) / (d + 3.5)
+
+
+def choose(rules, state, player, legal, rng):
+    """A bot that plays the game forward: it places and raises on green land, converts when it
+    can, attacks when the odds look good, spreads its people, and uses its interventions."""
+    g = state["game"]
+    phase = state["flow"]["phase"]
+    by: dict[str, list] = {}
+    for o in legal:
+        by.setdefault(o.verb, []).append(o)
+    done = by.get("done", by.get("none", [legal[-1]]))[0]
+    if "claim" in by:
+        return by["claim"][0]
+    if phase == "setup":
+        ch = g["choices"][player]
+        if not ch["beliefs"]:
+            return rng.choice(by["belief"])
+        if ch["level"] is None:
+            return rng.choice(by["level"])
+        return done
+    if phase == "powerup":
+        if "flip" in by and player not in g["finished"]:
+            free = [o for o in by["flip"] if o.payload[1] == "free"]
+            if free:
+                return free[0]
+            if rng.random() < 0.4:
+                return rng.choice(by["flip"])
+        return done
+    if phase == "divine":
+        hand = hand_total(g, player)
+        picks = []
+        for v in ("levelup", "miracle", "calling", "abundance", "smite", "apotheosis", "pestilence", "plague"):
+            if v in by and rng.random() < 0.35:
+                opts = by[v]
+                if v == "smite":
+                    b = rules._belief(g, player)
+                    opts = [o for o in opts if o.payload[3] != b]
+                if v in ("miracle", "calling"):
+                    b = rules._belief(g, player)
+                    opts = [o for o in opts if sum(pop_of(g, o.payload[1], b))] or opts
+                if v in ("plague", "pestilence", "apotheosis"):
+                    b = rules._belief(g, player)
+                    opts = [o for o in opts if not sum(pop_of(g, o.payload[-1] if v != "apotheosis" else o.payload[3], b))]
+                if opts:
+                    picks.append(rng.choice(opts))
+        if picks and hand >= 5:
+            return picks[0]
+        return done
+    # the action phase
+    if "place" in by and rng.random() < 0.9:
+        return by["place"][0] if rng.random() < 0.7 else rng.choice(by["place"])
+    if "raise" in by and rng.random() < 0.5:
+        opts = by["raise"]
+        weights = {"militia": 4, "knight": 3, "apostle": 2, "hero": 1, "fortification": 1}
+        pool = [o for o in opts for _ in range(weights.get(o.payload[1], 1))]
+        return rng.choice(pool)
+    for v in ("convert", "pogrom", "slaughter"):
+        if v in by and rng.random() < (0.7 if v == "convert" else 0.3):
+            return rng.choice(by[v])
+    if "attack" in by:
+        good = [o for o in by["attack"] if _estimate(rules, state, o) >= 1.6]
+        if good and rng.random() < 0.8:
+            return rng.choice(good)
+    if "assassinate" in by and rng.random() < 0.15:
+        return rng.choice(by["assassinate"])
+    if "move" in by and rng.random() < 0.35:
+        return rng.choice(by["move"])
+    return done
+

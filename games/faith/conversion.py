@@ -1,0 +1,149 @@
+"""Conversion and Slaughter (5.3): military slaughter, civilian pogrom, conversion by a
+Prophet, High Priest, Hero or Apostle; and martyrdom, which converts wholesale."""
+
+from __future__ import annotations
+
+from .tables import Tables
+from .world import INFIDEL, add_pop, bank, bless, pop_of, units_at, unrest_all
+
+# what each converter may convert (L462-467): "pop" = one population chip
+CONVERTS = {
+    "prophet": ("pop", "knight", "militia", "fortification", "hero", "high_priest", "apostle"),
+    "high_priest": ("pop", "knight", "militia"),
+    "hero": ("pop", "knight", "militia"),
+    "apostle": ("pop", "knight", "militia"),
+}
+SLAYERS = ("knight", "militia", "hero", "fortification")   # CHOICE 42: the four military units
+POGROM_TARGETS = ("pop", "prophet", "apostle")
+
+
+def change_pop(g: dict, hid: str, src: str, dst: str, pac: int, unr: int) -> None:
+    """Chips change belief in place, keeping their state (CHOICE 44); the bank ledgers follow."""
+    add_pop(g, hid, src, -pac, -unr)
+    add_pop(g, hid, dst, pac, unr)
+    bank(g, src, pac + unr)
+    bank(g, dst, -(pac + unr))
+
+
+def others_here(g: dict, hid: str, belief: str) -> list[str]:
+    return sorted({o for o in g["hexes"][hid]["pop"] if o != belief}
+                  | {x["o"] for x in g["units"].values() if x["h"] == hid and x["o"] != belief})
+
+
+def convert_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
+    """(hex, converter kind, target kind, target owner) legal now."""
+    out = []
+    era = g["era"]
+    for hid in sorted({x["h"] for x in g["units"].values() if x["o"] == belief and x["k"] in CONVERTS and x["conv"] != era}):
+        kinds = sorted({x["k"] for x in (g["units"][u] for u in units_at(g, hid, belief)) if x["k"] in CONVERTS and x["conv"] != era})
+        for owner in others_here(g, hid, belief):
+            present = {x["k"] for x in (g["units"][u] for u in units_at(g, hid, owner))}
+            if sum(pop_of(g, hid, owner)):
+                present.add("pop")
+            for by in kinds:
+                for t in CONVERTS[by]:
+                    if t in present:
+                        out.append((hid, by, t, owner))
+    return out
+
+
+def convert(tab: Tables, g: dict, belief: str, hid: str, by: str, target: str, owner: str) -> list[dict]:
+    era = g["era"]
+    conv = next(u for u in units_at(g, hid, belief, by) if g["units"][u]["conv"] != era)
+    g["units"][conv]["conv"] = era
+    if target == "pop":
+        p, _u = pop_of(g, hid, owner)
+        if p:
+            change_pop(g, hid, owner, belief, 1, 0)
+        else:
+            change_pop(g, hid, owner, belief, 0, 1)
+        what = None
+    else:
+        what = units_at(g, hid, owner, target)[0]
+        g["units"][what]["o"] = belief
+    bless(g, tab, hid)
+    return [{"type": "convert", "belief": belief, "at": hid, "by": by, "target": target, "from": owner, "unit": what}]
+
+
+def slaughter_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
+    out = []
+    era = g["era"]
+    for hid in sorted({x["h"] for x in g["units"].values() if x["o"] == belief and x["k"] in SLAYERS and x["slew"] != era}):
+        kinds = sorted({g["units"][u]["k"] for u in units_at(g, hid, belief)
+                        if g["units"][u]["k"] in SLAYERS and g["units"][u]["slew"] != era})
+        victims = [o for o in sorted(g["hexes"][hid]["pop"]) if o != belief]
+        for k in kinds:
+            for o in victims:
+                out.append((hid, k, o))
+    return out
+
+
+def _kill_one_chip(g: dict, hid: str, owner: str) -> None:
+    _p, u = pop_of(g, hid, owner)
+    if u:
+        add_pop(g, hid, owner, 0, -1)
+    else:
+        add_pop(g, hid, owner, -1, 0)
+    bank(g, owner, 1)
+
+
+def slaughter(tab: Tables, g: dict, belief: str, hid: str, kind: str, owner: str) -> list[dict]:
+    era = g["era"]
+    slayer = next(u for u in units_at(g, hid, belief, kind) if g["units"][u]["slew"] != era)
+    g["units"][slayer]["slew"] = era
+    _kill_one_chip(g, hid, owner)
+    unrest_all(g, hid)   # "even those of the belief that ordered the slaughter"
+    blessed = bless(g, tab, hid)
+    return [{"type": "slaughter", "belief": belief, "at": hid, "by": kind, "victim": owner, "blessed": blessed}]
+
+
+def pogrom_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
+    out = []
+    need = tab.data["population"]["pogrom_needs"]
+    done = {tuple(x) for x in g["pogroms"]}
+    for hid in tab.world.order:
+        h = g["hexes"].get(hid)
+        if not h or h["pop"].get(belief, [0, 0])[0] < need or (belief, hid) in done:
+            continue
+        for o in sorted(h["pop"]):
+            if o != belief:
+                out.append((hid, "pop", o))
+        for o in sorted({g["units"][u]["o"] for u in units_at(g, hid) if g["units"][u]["o"] != belief}):
+            kinds = {g["units"][u]["k"] for u in units_at(g, hid, o)}
+            for t in ("prophet", "apostle"):
+                if t in kinds:
+                    out.append((hid, t, o))
+    return out
+
+
+def pogrom(tab: Tables, g: dict, belief: str, hid: str, target: str, owner: str) -> list[dict]:
+    g["pogroms"].append([belief, hid])
+    if target == "pop":
+        _kill_one_chip(g, hid, owner)
+    else:  # CHOICE 55: a Prophet killed by civilians is no martyr
+        del g["units"][units_at(g, hid, owner, target)[0]]
+    unrest_all(g, hid)
+    blessed = bless(g, tab, hid)
+    return [{"type": "pogrom", "belief": belief, "at": hid, "target": target, "victim": owner, "blessed": blessed}]
+
+
+def martyrdom(tab: Tables, g: dict, hid: str, belief: str) -> list[dict]:
+    """L225: every piece but Prophets in the hex and its neighbours becomes the dead
+    prophet's belief (CHOICE 88: infidels and High Priests too)."""
+    if belief == INFIDEL:
+        return []
+    converted = {"units": 0, "pop": 0}
+    for h in [hid] + tab.world.nbrs[hid]:
+        if h not in g["hexes"]:
+            continue
+        for o, (p, u) in list(g["hexes"][h]["pop"].items()):
+            if o != belief:
+                change_pop(g, h, o, belief, p, u)
+                converted["pop"] += p + u
+        for uid in units_at(g, h):
+            x = g["units"][uid]
+            if x["o"] != belief and x["k"] != "prophet":
+                x["o"] = belief
+                converted["units"] += 1
+        bless(g, tab, h)
+    return [{"type": "martyrdom", "belief": belief, "at": hid, **converted}]

@@ -1,0 +1,168 @@
+"""Phase 6, the Divine Power Phase: the interventions that involve no contest between gods
+(Level Up, Lightning Bolt/Smite, Plague, Miracle, Calling, Pestilence, Abundance,
+Apotheosis), and the end-of-era check of two heroes in one hex. Direct Attack, Divine
+Judgement and Jihad (contests) are part 2."""
+
+from __future__ import annotations
+
+from .battle import kill_pop, kill_unit
+from .tables import Tables
+from .world import (
+    INFIDEL,
+    bless,
+    count_units,
+    hand_total,
+    pacify_all,
+    pay,
+    pop_of,
+    total_pop,
+    units_at,
+    unrest_all,
+)
+
+POWERS = ("levelup", "smite", "plague", "miracle", "calling", "pestilence", "abundance", "apotheosis")
+
+
+def costs(tab: Tables) -> dict[str, int]:
+    d = tab.data["divine"]
+    return {"levelup": tab.data["levels"]["level_up_cost"], "smite": d["smite"], "plague": d["plague"],
+            "miracle": d["miracle"], "calling": d["calling"], "pestilence": d["pestilence"], "abundance": d["abundance"]}
+
+
+def divine_orders(tab: Tables, g: dict, player: str, belief: str) -> list[tuple]:
+    """Every enumerable intervention `belief` can pay for now, as (verb, args...)."""
+    cost = costs(tab)
+    hand = hand_total(g, player)
+    out: list[tuple] = []
+    land = [h for h in tab.world.order if tab.world.hexes[h].printed != "sea"]
+    if hand >= cost["levelup"] and g["beliefs"][belief]["level"] < 3:   # CHOICE 63
+        out.append(("levelup",))
+    if hand >= cost["smite"]:
+        for hid in land:
+            for o, (p, u) in sorted(g["hexes"][hid]["pop"].items()):
+                out.append(("smite", hid, "pop", o))
+            seen = set()
+            for uid in units_at(g, hid):
+                x = g["units"][uid]
+                if (x["k"], x["o"]) not in seen:
+                    seen.add((x["k"], x["o"]))
+                    out.append(("smite", hid, x["k"], x["o"]))
+    if hand >= cost["plague"]:
+        out += [("plague", h) for h in land if total_pop(g, h) or units_at(g, h)]
+    if hand >= cost["miracle"] and count_units(g, belief, "prophet") < tab.units["prophet"]["limit"]:
+        out += [("miracle", h) for h in land]
+    if hand >= cost["calling"] and count_units(g, belief, "high_priest") < tab.units["high_priest"]["limit"]:
+        out += [("calling", h) for h in land]
+    if hand >= cost["pestilence"]:
+        out += [("pestilence", h) for h in land]    # CHOICE 65
+    if hand >= cost["abundance"]:
+        out += [("abundance", h) for h in land if g["hexes"][h]["t"] != "fertile"]
+    return out
+
+
+def apotheosis_check(tab: Tables, g: dict, player: str, belief: str, n: int, owner: str, hid: str) -> str | None:
+    if owner == belief or owner == INFIDEL or owner not in g["beliefs"]:
+        return "Apotheosis takes another god's population (not your own, not infidels)"
+    if n < 1:
+        return "take at least one chip"
+    have = sum(pop_of(g, hid, owner))
+    if have < n:
+        return f"{hid} holds {have} {owner} chips"
+    price = tab.data["divine"]["apotheosis_per_chip"] * n
+    if hand_total(g, player) < price:
+        return f"it costs {price} faith; your hand holds {hand_total(g, player)}"
+    return None
+
+
+def intervene(tab: Tables, g: dict, player: str, belief: str, verb: str, args: tuple, rng) -> list[dict]:
+    cost = costs(tab).get(verb)
+    if verb == "apotheosis":
+        n, owner, hid = args
+        cost = tab.data["divine"]["apotheosis_per_chip"] * n
+    pay(g, player, cost, belief)
+    ev = {"type": "intervention", "belief": belief, "power": verb, "cost": cost}
+    events: list[dict] = [ev]
+    if verb == "levelup":
+        g["beliefs"][belief]["level"] += 1
+        ev["level"] = g["beliefs"][belief]["level"]
+    elif verb == "smite":
+        hid, kind, owner = args
+        die = rng.die(6)
+        ev.update(at=hid, target=kind, owner=owner, die=die, success=die > tab.data["divine"]["smite_fails_on"])
+        if ev["success"]:
+            if kind == "pop":
+                _p, u = pop_of(g, hid, owner)
+                from .battle import kill_pop_one
+                kill_pop_one(g, hid, owner)
+            else:
+                events += kill_unit(tab, g, units_at(g, hid, owner, kind)[0], "lightning")
+    elif verb == "plague":
+        hid = args[0]
+        ev["at"] = hid
+        prophets = [u for u in units_at(g, hid) if g["units"][u]["k"] == "prophet"]
+        for u in units_at(g, hid):
+            if u not in prophets:
+                events += kill_unit(tab, g, u, "plague")
+        for o in list(g["hexes"][hid]["pop"]):
+            kill_pop(g, hid, o)
+        for u in prophets:   # martyrdom reaches only the neighbours: the hex is empty
+            events += kill_unit(tab, g, u, "plague")
+        for u in units_at(g, hid):   # what a martyr converted in the hex itself dies too
+            events += kill_unit(tab, g, u, "plague")
+        for o in list(g["hexes"][hid]["pop"]):
+            kill_pop(g, hid, o)
+        g["hexes"][hid]["t"] = "rough"
+    elif verb == "miracle" or verb == "calling":
+        hid = args[0]
+        from .world import new_unit
+        kind = "prophet" if verb == "miracle" else "high_priest"
+        uid = new_unit(g, kind, belief, hid)
+        bless(g, tab, hid)
+        ev.update(at=hid, unit=uid)
+    elif verb == "pestilence":
+        hid = args[0]
+        g["hexes"][hid]["t"] = "rough"
+        unrest_all(g, hid)
+        for u in units_at(g, hid):
+            x = g["units"][u]
+            if not tab.units[x["k"]].get("unbreakable"):
+                x["b"] = True
+        bless(g, tab, hid)
+        ev["at"] = hid
+    elif verb == "abundance":
+        hid = args[0]
+        g["hexes"][hid]["t"] = "fertile"
+        pacify_all(g, hid)
+        for u in units_at(g, hid):
+            g["units"][u]["b"] = False
+        ev["at"] = hid
+    elif verb == "apotheosis":
+        n, owner, hid = args
+        from .battle import kill_pop_one
+        for _ in range(n):
+            kill_pop_one(g, hid, owner)
+        ev.update(at=hid, owner=owner, n=n)
+    return events
+
+
+def hero_check(tab: Tables, g: dict, rng) -> list[dict]:
+    """End of Phase 6: no two heroes in one hex. Same belief: the later one goes (they are
+    identical, CHOICE 70); different beliefs: each rolls a die, the higher survives, ties
+    reroll (part 2 adds the other gods' wagers and a yield)."""
+    events = []
+    for hid in sorted({x["h"] for x in g["units"].values() if x["k"] == "hero"}):
+        while True:
+            heroes = [u for u in units_at(g, hid) if g["units"][u]["k"] == "hero"]
+            if len(heroes) < 2:
+                break
+            a, b = heroes[0], heroes[1]
+            if g["units"][a]["o"] == g["units"][b]["o"]:
+                events += kill_unit(tab, g, b, "heroes")
+                continue
+            da, db = rng.die(6), rng.die(6)
+            events.append({"type": "hero_duel", "at": hid, "heroes": [g["units"][a]["o"], g["units"][b]["o"]],
+                           "dice": [da, db]})
+            if da != db:
+                events += kill_unit(tab, g, b if da > db else a, "heroes")
+    return events
+

@@ -1,0 +1,1007 @@
+"""Faith - Wild Gods: rules text in shared/rules/faith-wild-gods.md, a close reading in
+shared/faith-spec.md, data (the world map and every CHOICE) in data.toml beside this.
+
+Pure: state in, state and events out. This module keeps the flow of the eras, the legal
+orders (enumerated, or parsed for the verbs with free-form arguments), `apply` as a dispatch
+to the mechanics, the views and the bots' choices. The board mechanics live beside it:
+
+* world.py      -- the map (read and checked), population, hands, the Soul Bank ledger, the
+                   special units' blessing (CHOICE 31)
+* population.py -- Phase 1 (infidel growth, pacification, reproduction, overflow), Phase 3
+                   flips, the Renaissance, Generation, Mobilization, `take`
+* conversion.py -- Conversion and Slaughter, pogroms, martyrdom
+* movement.py   -- allowances, paths, stops, pass-through effects
+* battle.py     -- battles (strength, Armies of God, dice, results, retreats, advance, the
+                   unrest around a battle), assassination, killing
+* divine.py     -- Phase 6 interventions without a contest; the two-heroes check
+
+The flow of an era (flow phases in quotes; a god is one player with one belief in part 1):
+
+* set-up ("setup", sealed): each god names her belief (several `belief` lines: preferences)
+  and her level; then 26 infidels by the dice, start faith by level, the first initiative
+  to the highest level (ties: the youngest, CHOICE 16).
+* era 1 starts at Phase 5. Era n >= 2: Phase 1 runs by itself (standing `overflow` orders
+  say where newborns go); Phase 2 does nothing yet (part 2: negotiation); Phase 3
+  ("powerup", sealed): `flip` orders, executed in initiative order; Phase 4 keeps the
+  initiative with its holder (part 2: bidding), then the Renaissance (eras 25-30).
+* Phase 5 ("action"). `pace=compact` (default): one submission per god for the whole phase,
+  run by the engine in steps (Rules.step_of): every god's Generation lines in initiative
+  order, then every god's Mobilization lines, then Conversion and Slaughter, then Movement
+  and Battle god after god (a god's moves end with her first attack or assassination). A
+  line is judged when its step comes; one no longer legal is skipped with the reason.
+  `pace=live`: one god at a time, one turn at a time, as at the table.
+* Phase 6 ("divine", sealed): one intervention per god, executed in initiative order
+  (CHOICE 61, 62); then the two-heroes check, limbo release, the era advances. After era
+  30 the largest population on the board wins (CHOICE 84: a tie shares the win).
+* At any time: `take` faith from the board into the hand, `give` faith to another hand,
+  `claim` victory (checked at once: 200 or more of the own belief on the board and in the
+  hand wins, else the belief dies, CHOICE 75, 76, 82); and the standing orders: `overflow`,
+  `retreat`, `defend` (Armies of God for battles where one defends), `side`.
+
+Procedure choices written here rather than in data.toml:
+
+* CHOICE 100: an anytime order runs where it stands in a script (Rules.step_of: None).
+* Battles answer other gods' sides, Armies of God and retreats from their standing orders
+  and the defaults of CHOICE 51/59 (part 2 asks them in a sealed response instead).
+* CHOICE 19/32/73: a belief in limbo is skipped in Phases 1, 3, 5, 6 and gives no orders
+  (part 2 sends gods to limbo; here it is a flag scenarios may set).
+* CHOICE 83: when every living belief belongs to one player, she wins at once.
+"""
+
+from __future__ import annotations
+
+from pbem.core.engine import Event, GameInfo, Rules
+from pbem.core.errors import DataError, IllegalOrderError, InvalidOrderError
+from pbem.core.orders import Grammar, Order
+from pbem.core.rng import Rng
+
+from . import bot
+from .battle import assassinate, assassinate_orders, resolve_battle
+from .conversion import (
+    convert,
+    convert_orders,
+    pogrom,
+    pogrom_orders,
+    slaughter,
+    slaughter_orders,
+)
+from .divine import apotheosis_check, divine_orders, hero_check, intervene
+from .movement import KINDS as MOVE_KINDS
+from .movement import allowance, check_path, find_path, movable, move
+from .population import (
+    flip,
+    free_flips,
+    natural_pacification,
+    pacify_infidels,
+    place,
+    power_base,
+    raise_check,
+    raise_unit,
+    renaissance,
+    reproduce,
+    roll_infidels,
+    room,
+    take,
+)
+from .tables import RAISABLE, Tables
+from .world import (
+    INFIDEL,
+    bank,
+    hand_total,
+    pop_of,
+    reading,
+    to_hand,
+    total_pop,
+    units_at,
+)
+
+GAME_INFO = GameInfo(
+    name="faith",
+    title="Faith - Wild Gods",
+    min_players=2,
+    max_players=7,
+    options={
+        "pace": "compact (default: one submission per god per phase, run step by step in initiative order) or live (one god and one turn at a time)",
+        "youngest": "the players, youngest first, comma-separated (for the initiative ties); default: an order drawn at set-up",
+    },
+)
+
+PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side"})
+ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side")
+
+GRAMMAR = Grammar(
+    verbs={
+        "belief": ("word", "set-up: the belief you play (several lines: your preferences, best first)"),
+        "level": ("int", "set-up: your start level, 1 (10 faith), 2 (5) or 3 (3)"),
+        "flip": ("int|all|free HEX?", "Power-Up: flip N pacified chips at HEX to unrest for faith (`flip all`, `flip free`)"),
+        "place": ("int word? HEX", "Generation: place N faith from your hand at HEX (`place 3 23`, `place 2 odin 23`)"),
+        "raise": ("word HEX", "Mobilization: apostle (1 faith), militia (2), knight (3), hero or fortification (4 + a militia) at HEX"),
+        "convert": ("HEX word word word", "Conversion: `convert HEX BY TARGET OWNER`, e.g. `convert 23 apostle pop infidel`"),
+        "slaughter": ("HEX word word", "Slaughter: `slaughter HEX UNIT OWNER`: your unit kills one chip of OWNER"),
+        "pogrom": ("HEX word word", "Pogrom: `pogrom HEX TARGET OWNER`: 3 working chips kill a chip, prophet or apostle"),
+        "move": ("int word word? HEX -> HEX", "Movement: `move N KIND [STATE] HEX -> HEX [-> HEX ...]` (a path, or a destination)"),
+        "assassinate": ("HEX word word", "Battle: `assassinate HEX KIND OWNER` with your apostle there"),
+        "attack": ("HEX word? with int word HEX", "Battle: `attack HEX [OWNER] with N KIND FROM [N KIND FROM ...] [aog N] [stay]`"),
+        "levelup": ("", "Divine Power: Renaissance Level Up (20 faith)"),
+        "smite": ("HEX word word", "Divine Power: Lightning Bolt (5): `smite HEX KIND OWNER` (KIND pop for a chip)"),
+        "plague": ("HEX", "Divine Power: Plague (20): everything at HEX dies, the hex turns brown"),
+        "miracle": ("HEX", "Divine Power: Miracle (20): a Prophet at HEX"),
+        "calling": ("HEX", "Divine Power: Calling (10): a High Priest at HEX"),
+        "pestilence": ("HEX", "Divine Power: Pestilence (10): HEX turns brown, its people unrest, its units broken"),
+        "abundance": ("HEX", "Divine Power: Abundance (15): HEX turns green, its people pacified, its units ready"),
+        "apotheosis": ("int word HEX", "Divine Power: Apotheosis (3 a chip): `apotheosis N OWNER HEX` removes another god's chips"),
+        "none": ("", "Divine Power: no intervention this era"),
+        "done": ("", "end your part of this phase (what you leave open takes the defaults)"),
+        "take": ("int HEX word?", "any time: take N of your chips at HEX into your hand (unrest ones first, or say pacified/unrest)"),
+        "give": ("int word? to word", "any time: give N faith from your hand to PLAYER (`give 5 to hera`, `give 5 odin to hera`)"),
+        "claim": ("", "any time: claim victory: 200 or more of your belief on the board and in your hand wins; less, your belief dies"),
+        "overflow": ("HEX -> HEX", "standing: where newborns of HEX go when it is full, in order (`overflow 23 -> 24 -> 13`; `overflow 23 -> none` clears)"),
+        "retreat": ("HEX -> HEX", "standing: where your pieces at HEX retreat to after a lost defence (`retreat 23 -> 24`)"),
+        "defend": ("any|HEX aog int", "standing: Armies of God you add when your belief defends (`defend any aog 3`, `defend 23 aog 5`)"),
+        "side": ("any|HEX attacker|defender|aside", "standing: your side in a battle in HEX that is not against you (default aside)"),
+    },
+    aliases={
+        "population": "pop", "faith": "pop", "knights": "knight", "militias": "militia", "heroes": "hero",
+        "prophets": "prophet", "priest": "high_priest", "high-priest": "high_priest", "hp": "high_priest",
+        "apostles": "apostle", "fort": "fortification", "fortress": "fortification", "temple": "fortification",
+        "infidels": "infidel", "lightning": "smite", "pass": "done", "=>": "->",
+    },
+    parsed=PARSED,
+)
+
+STEP_OF = {"place": 0, "raise": 1, "convert": 2, "slaughter": 2, "pogrom": 2, "move": 3, "assassinate": 3,
+           "attack": 3, "done": 9}
+STEP_NAMES = ["Generation", "Mobilization", "Conversion and Slaughter", "Movement and Battle"]
+DONE = Order(("done",), ("done",))
+NONE = Order(("none",), ("none",))
+
+
+class FaithRules(Rules):
+    info = GAME_INFO
+    grammar = GRAMMAR
+
+    def __init__(self, data: dict):
+        super().__init__(data)
+        self.tab = Tables.from_data(data)
+        self.world = self.tab.world
+
+    # --- set-up ----------------------------------------------------------------------------
+    def setup(self, players, options, rng: Rng):
+        unknown = set(options) - set(self.info.options)
+        if unknown:
+            raise DataError(f"faith: unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(self.info.options)}")
+        pace = options.get("pace", self.data["options"]["pace"])
+        if pace not in ("compact", "live"):
+            raise DataError(f"faith: option pace must be 'compact' or 'live', not {pace!r}")
+        events: list[Event] = []
+        if options.get("youngest"):
+            youngest = [p.strip().lower() for p in options["youngest"].split(",") if p.strip()]
+            if sorted(youngest) != sorted(players):
+                raise DataError("faith: option youngest must name every player once")
+        else:
+            youngest = list(players)
+            rng.shuffle(youngest)   # CHOICE 16: a published seeded order
+        events.append({"type": "youngest", "order": list(youngest)})
+        hexes = {h: {"t": x.printed, "pop": {}} for h, x in self.world.hexes.items() if x.printed != "sea"}
+        g = {
+            "seats": list(players), "youngest": youngest, "pace": pace, "era": 1, "stage": "setup", "step": 0,
+            "beliefs": {}, "hands": {p: {} for p in players}, "initiative": None,
+            "hexes": hexes, "units": {}, "next_uid": 1, "bank": {INFIDEL: self.data["game"]["bank_start"]},
+            "standing": {p: {"overflow": {}, "retreat": {}, "defend": {}, "side": {}} for p in players},
+            "choices": {p: {"beliefs": [], "level": None} for p in players},
+            "arrived": {}, "fought_pop": {}, "pogroms": [], "battled": [], "finished": [], "live": 0,
+        }
+        state = {"flow": {"phase": "setup", "active": list(players), "sealed": True, "over": False,
+                          "prompt": "set-up: name your belief (`belief NAME`) and your start level (`level 1|2|3`)"},
+                 "game": g}
+        return state, events
+
+    def _finish_setup(self, state: dict, rng: Rng) -> list[Event]:
+        g = state["game"]
+        taken: set[str] = set()
+        events: list[Event] = []
+        for p in g["seats"]:   # CHOICE 13: seat order serves the choices
+            ch = g["choices"][p]
+            b = next((x for x in ch["beliefs"] if x not in taken), None) or next(x for x in self.tab.belief_ids if x not in taken)
+            taken.add(b)
+            lvl = ch["level"] or 1   # CHOICE 15
+            g["beliefs"][b] = {"player": p, "level": lvl, "alive": True, "limbo": False}
+            g["bank"][b] = self.data["game"]["bank_start"]
+            start = self.data["levels"]["start_faith"][str(lvl)]
+            to_hand(g, p, b, start)
+            g["bank"][b] -= start
+            events.append({"type": "god", "player": p, "belief": b, "name": self.tab.beliefs[b]["name"], "level": lvl})
+            events.append({"type": "start_faith", "player": p, "belief": b, "faith": start, "to": p})
+        g["choices"] = {}
+        events += roll_infidels(self.tab, g, self.data["game"]["initial_infidels"], rng)
+        top = max(x["level"] for x in g["beliefs"].values())
+        first = next(p for p in g["youngest"] if g["beliefs"][self._belief(g, p)]["level"] == top)
+        g["initiative"] = self._belief(g, first)
+        events.append({"type": "initiative", "belief": g["initiative"], "player": first, "why": "highest level, youngest"})
+        return events + self._begin_action(state)
+
+    # --- helpers ---------------------------------------------------------------------------
+    @staticmethod
+    def _belief(g: dict, player: str) -> str | None:
+        for b, x in g["beliefs"].items():
+            if x["player"] == player and x["alive"]:
+                return b
+        return None
+
+    def order(self, g: dict) -> list[str]:
+        """turn_order: the initiative holder's belief, then clockwise; living, not in limbo."""
+        seats = g["seats"]
+        holder = g["beliefs"].get(g["initiative"], {}).get("player", seats[0])
+        i = seats.index(holder)
+        out = []
+        for p in seats[i:] + seats[:i]:
+            b = self._belief(g, p)
+            if b and not g["beliefs"][b]["limbo"]:
+                out.append(b)
+        return out
+
+    def _players(self, g: dict) -> list[str]:
+        return [g["beliefs"][b]["player"] for b in self.order(g)]
+
+    # --- the era ---------------------------------------------------------------------------
+    def _begin_action(self, state: dict) -> list[Event]:
+        g = state["game"]
+        g.update(stage="action", step=0, arrived={}, fought_pop={}, pogroms=[], battled=[], finished=[], live=0)
+        players = self._players(g)
+        if g["pace"] == "live":
+            state["flow"].update(phase="action", active=players[:1], sealed=False)
+        else:
+            state["flow"].update(phase="action", active=players, sealed=True)
+        self._prompt(state)
+        return [{"type": "phase", "era": g["era"], "phase": 5, "name": "Action"}]
+
+    def _prompt(self, state: dict) -> None:
+        g = state["game"]
+        phase = state["flow"]["phase"]
+        if phase == "action":
+            if g["pace"] == "live":
+                text = f"era {g['era']}, Phase 5, {STEP_NAMES[g['step']]} turn: your orders, then `done`"
+            else:
+                text = (f"era {g['era']}, Phase 5 (Action): your orders for the whole phase -- Generation (`place`), "
+                        "Mobilization (`raise`), Conversion and Slaughter, Movement and Battle -- run step by step "
+                        "in initiative order")
+        elif phase == "powerup":
+            text = f"era {g['era']}, Phase 3 (Power-Up): `flip` chips for faith, then `done` (no orders: `flip free`)"
+        elif phase == "divine":
+            text = f"era {g['era']}, Phase 6 (Divine Power): one intervention, or `none`"
+        else:
+            text = state["flow"].get("prompt", "")
+        state["flow"]["prompt"] = text
+
+    def _end_action(self, state: dict) -> list[Event]:
+        g = state["game"]
+        g["stage"] = "divine"
+        state["flow"].update(phase="divine", active=self._players(g), sealed=True)
+        self._prompt(state)
+        return [{"type": "phase", "era": g["era"], "phase": 6, "name": "Divine Power"}]
+
+    def _end_era(self, state: dict, rng: Rng) -> list[Event]:
+        g = state["game"]
+        events = hero_check(self.tab, g, rng)
+        for b in g["beliefs"].values():
+            if b.get("limbo_until") is not None and b["limbo_until"] <= g["era"]:
+                b["limbo"] = False
+                b["limbo_until"] = None
+        if g["era"] >= self.data["game"]["last_era"]:
+            return events + self._finish_by_count(state)
+        g["era"] += 1
+        events.append({"type": "era", "era": g["era"]})
+        tech = {self.tab.tech(k): k for k in ("agriculture", "maritime", "transport", "modern_arms", "renaissance")}
+        if g["era"] in tech:
+            events.append({"type": "technology", "era": g["era"], "name": tech[g["era"]]})
+        events += self._phase1(state, rng)
+        # Phase 2: nothing in part 1 (negotiation is part 2)
+        g["stage"] = "powerup"
+        g["finished"] = []
+        state["flow"].update(phase="powerup", active=self._players(g), sealed=True)
+        self._prompt(state)
+        events.append({"type": "phase", "era": g["era"], "phase": 3, "name": "Power-Up"})
+        return events
+
+    def _phase1(self, state: dict, rng: Rng) -> list[Event]:
+        g = state["game"]
+        events: list[Event] = [{"type": "phase", "era": g["era"], "phase": 1, "name": "Reproduction"}]
+        events += roll_infidels(self.tab, g, self.data["game"]["infidels_per_era"], rng)
+        pacify_infidels(g)
+        for b in self.order(g):
+            p = g["beliefs"][b]["player"]
+            n = natural_pacification(self.tab, g, b)
+            if n:
+                events.append({"type": "pacified", "belief": b, "chips": n})
+            events += reproduce(self.tab, g, b, g["standing"][p]["overflow"])
+        return events
+
+    def _end_powerup(self, state: dict, rng: Rng) -> list[Event]:
+        g = state["game"]
+        events: list[Event] = []
+        # Phase 4: part 1 keeps the initiative with its holder (part 2: the bidding)
+        if g["era"] >= self.tab.tech("renaissance"):
+            events += renaissance(self.tab, g, self.order(g), rng)
+        return events + self._begin_action(state)
+
+    def _finish_by_count(self, state: dict) -> list[Event]:
+        scores = self.scores(state)
+        living = {b: scores.get(x["player"], 0) for b, x in state["game"]["beliefs"].items() if x["alive"]}
+        best = max(living.values()) if living else 0
+        winners = sorted({state["game"]["beliefs"][b]["player"] for b, v in living.items() if v == best})
+        return self._finish(state, f"the 30th era is over: the largest population on the world ({best})", winners)
+
+    def _finish(self, state: dict, reason: str, winners: list[str]) -> list[Event]:
+        scores = self.scores(state)
+        state["game"]["stage"] = "over"
+        state["flow"].update(over=True, active=[], prompt="")
+        state["flow"]["outcome"] = {"winners": winners, "scores": scores, "reason": reason}
+        return [{"type": "game_over", "reason": reason, "winners": winners, "scores": scores}]
+
+    def advance(self, state, rng):
+        flow = state["flow"]
+        if flow.get("over") or flow["active"]:
+            return []
+        g = state["game"]
+        phase = flow["phase"]
+        if phase == "setup":
+            return self._finish_setup(state, rng)
+        if phase == "powerup":
+            return self._end_powerup(state, rng)
+        if phase == "action":
+            if g["pace"] == "live":
+                return self._live_next(state)
+            return self._end_action(state)
+        if phase == "divine":
+            return self._end_era(state, rng)
+        return []
+
+    def _live_next(self, state: dict) -> list[Event]:
+        g = state["game"]
+        players = self._players(g)
+        g["live"] += 1
+        while g["live"] >= len(players):
+            g["live"] = 0
+            g["step"] += 1
+            if g["step"] >= len(STEP_NAMES):
+                return self._end_action(state)
+        state["flow"]["active"] = [players[g["live"]]]
+        self._prompt(state)
+        return []
+
+    # --- legal orders ----------------------------------------------------------------------
+    def step_of(self, state, order):
+        if order.verb in ANYTIME:
+            return None
+        return STEP_OF.get(order.verb, 0)
+
+    def _can_step(self, g: dict, k: int) -> bool:
+        if g["pace"] == "live":
+            return g["step"] == k
+        return g["step"] <= k
+
+    def legal_orders(self, state, player):
+        """The engine asks every god's legal orders after every step: the position's units
+        are indexed by hex for the read (world.reading), never stored in the state."""
+        with reading(state["game"]):
+            return self._legal_orders(state, player)
+
+    def _legal_orders(self, state, player):
+        flow = state["flow"]
+        if flow.get("over") or player not in flow["active"]:
+            return []
+        g = state["game"]
+        phase = flow["phase"]
+        if phase == "setup":
+            ch = g["choices"][player]
+            out = [Order(("belief", b), ("belief", b)) for b in self.tab.belief_ids if b not in ch["beliefs"]]
+            out += [Order(("level", str(n)), ("level", n)) for n in (1, 2, 3)]
+            return out + [DONE]
+        b = self._belief(g, player)
+        if phase == "powerup":
+            out = []
+            for hid in self.world.order:
+                p = pop_of(g, hid, b)[0] if hid in g["hexes"] else 0
+                for n in range(1, p + 1):
+                    out.append(Order(("flip", str(n), hid), ("flip", n, hid)))
+            if out:
+                out.append(Order(("flip", "all"), ("flip", "all")))
+            if free_flips(self.tab, g, b):
+                out.append(Order(("flip", "free"), ("flip", "free")))
+            return out + [DONE]
+        if phase == "divine":
+            out = [Order((t[0], *t[1:]), t) for t in divine_orders(self.tab, g, player, b)]
+            out += bot.apotheosis_examples(self, state, player, b)
+            return out + [NONE]
+        if phase == "action":
+            out: list[Order] = []
+            if self._can_step(g, 0):
+                out += bot.place_examples(self, state, player, b)
+            if self._can_step(g, 1):
+                for hid in self.world.order:
+                    if hid in g["hexes"] and g["hexes"][hid]["t"] == "fertile" and pop_of(g, hid, b)[0]:
+                        for k in RAISABLE:
+                            if raise_check(self.tab, g, b, k, hid) is None:
+                                out.append(Order(("raise", k, hid), ("raise", k, hid)))
+            if self._can_step(g, 2):
+                out += [Order(("convert", *t), ("convert", *t)) for t in convert_orders(self.tab, g, b)]
+                out += [Order(("slaughter", *t), ("slaughter", *t)) for t in slaughter_orders(self.tab, g, b)]
+                out += [Order(("pogrom", *t), ("pogrom", *t)) for t in pogrom_orders(self.tab, g, b)]
+            if self._can_step(g, 3):
+                if b not in g["battled"]:
+                    out += bot.move_examples(self, state, player, b)
+                out += [Order(("assassinate", *t), ("assassinate", *t)) for t in assassinate_orders(g, b)]
+                out += bot.attack_examples(self, state, player, b)
+            if self.count(g, b) >= self.data["game"]["victory"]:
+                out.append(Order(("claim",), ("claim",)))
+            return out + [DONE]
+        return []
+
+    def standing_orders(self, state, player):
+        """Representative standing orders (the verbs are parsed: see `parse`)."""
+        g = state["game"]
+        b = self._belief(g, player) if g["beliefs"] else None
+        if state["flow"].get("over") or b is None or g["beliefs"][b]["limbo"]:
+            return []
+        out = [Order(("defend", "any", "aog", str(n)), ("defend", "any", n)) for n in (0, 1, 2)]
+        out += [Order(("side", "any", s), ("side", "any", s)) for s in ("aside", "defender")]
+        for hid, x in g["hexes"].items():
+            if b in x["pop"] and x["t"] == "fertile":
+                nb = self.world.nbrs[hid][0]
+                out.append(Order(("overflow", hid, "->", nb), ("overflow", hid, (nb,))))
+                break
+        return out
+
+    # --- parsing the verbs with free-form arguments (engine hook G3) -----------------------
+    @staticmethod
+    def _int(tok: str, what: str) -> int:
+        if not (tok.isascii() and tok.isdigit()):
+            raise InvalidOrderError(f"expected {what} (a number), found '{tok}'")
+        return int(tok)
+
+    def _hex(self, tok: str) -> str:
+        if tok not in self.world.hexes:
+            raise InvalidOrderError(f"there is no hex '{tok}' (fertile hexes are 11..66; others are named like c4)")
+        return tok
+
+    def _owner(self, g: dict, tok: str) -> str:
+        if tok in ("infidel", "infidels"):
+            return INFIDEL
+        hits = [b for b in g["beliefs"] if b.startswith(tok)]
+        if len(hits) != 1:
+            raise InvalidOrderError(f"'{tok}' is not a belief in this game ({', '.join(sorted(g['beliefs']))}, infidel)")
+        return hits[0]
+
+    @staticmethod
+    def _kind(tok: str, allowed) -> str:
+        hits = [k for k in allowed if k.startswith(tok)] if tok not in allowed else [tok]
+        if len(hits) != 1:
+            raise InvalidOrderError(f"'{tok}' is not one of: {', '.join(allowed)}")
+        return hits[0]
+
+    def parse(self, state, player, tokens):
+        g = state["game"]
+        verb, args = tokens[0], tokens[1:]
+        flow = state["flow"]
+        if flow.get("over"):
+            raise IllegalOrderError("the game is over")
+        b = self._belief(g, player) if g["beliefs"] else None
+        if verb in ANYTIME:
+            if b is None:
+                raise IllegalOrderError("you have no living belief" if g["beliefs"] else "the gods are not chosen yet")
+            if g["beliefs"][b]["limbo"]:
+                raise IllegalOrderError("your belief is in limbo: it can do nothing this era")
+            return getattr(self, f"_parse_{verb}")(state, player, b, args)
+        active = player in flow["active"]
+        if not active:
+            raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
+        phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine"}
+        if flow["phase"] != phases[verb]:
+            raise IllegalOrderError(f"'{verb}' is an order of the {'Action' if phases[verb] == 'action' else 'Divine Power'} phase")
+        return getattr(self, f"_parse_{verb}")(state, player, b, args)
+
+    def _parse_take(self, state, player, b, args):
+        g = state["game"]
+        if len(args) not in (2, 3):
+            raise InvalidOrderError("expected `take N HEX [pacified|unrest]`")
+        n, hid = self._int(args[0], "how many"), self._hex(args[1])
+        st = self._kind(args[2], ("pacified", "unrest")) if len(args) == 3 else None
+        p, u = pop_of(g, hid, b) if hid in g["hexes"] else (0, 0)
+        have = {"pacified": p, "unrest": u, None: p + u}[st]
+        if n < 1 or n > have:
+            raise IllegalOrderError(f"{hid} holds {have} {st + ' ' if st else ''}chips of yours")
+        return Order(("take", str(n), hid) + ((st,) if st else ()), ("take", n, hid, st))
+
+    def _parse_give(self, state, player, b, args):
+        g = state["game"]
+        if "to" not in args or args.index("to") not in (1, 2) or len(args) != args.index("to") + 2:
+            raise InvalidOrderError("expected `give N [BELIEF] to PLAYER`")
+        n = self._int(args[0], "how many")
+        belief = self._owner(g, args[1]) if args.index("to") == 2 else None
+        who = args[-1]
+        hits = [p for p in g["seats"] if p == who] or [p for p in g["seats"] if p.startswith(who)]
+        if len(hits) != 1 or hits[0] == player:
+            raise IllegalOrderError(f"'{who}' is not another player of this game")
+        have = g["hands"][player].get(belief, 0) if belief else hand_total(g, player)
+        if n < 1 or n > have:
+            raise IllegalOrderError(f"your hand holds {have}{' ' + belief if belief else ''} faith")
+        return Order(("give", str(n)) + ((belief,) if belief else ()) + ("to", hits[0]), ("give", n, belief, hits[0]))
+
+    def _parse_claim(self, state, player, b, args):
+        if args:
+            raise InvalidOrderError("`claim` takes nothing after it")
+        return Order(("claim",), ("claim",))
+
+    def _parse_overflow(self, state, player, b, args):
+        hexes = [a for a in args if a != "->"]
+        if len(hexes) < 2 or args[1::2] != ["->"] * (len(args) // 2):
+            raise InvalidOrderError("expected `overflow HEX -> HEX [-> HEX ...]` or `overflow HEX -> none`")
+        src = self._hex(hexes[0])
+        if hexes[1:] == ["none"]:
+            return Order(("overflow", src, "->", "none"), ("overflow", src, ()))
+        dst = [self._hex(h) for h in hexes[1:]]
+        for d in dst:
+            if d not in self.world.nbrs[src]:
+                raise IllegalOrderError(f"{d} is not next to {src}")
+        return Order(("overflow", src, *[x for d in dst for x in ("->", d)]), ("overflow", src, tuple(dst)))
+
+    def _parse_retreat(self, state, player, b, args):
+        if len(args) != 3 or args[1] != "->":
+            raise InvalidOrderError("expected `retreat HEX -> HEX` or `retreat HEX -> none`")
+        src = self._hex(args[0])
+        if args[2] == "none":
+            return Order(("retreat", src, "->", "none"), ("retreat", src, None))
+        dst = self._hex(args[2])
+        if dst not in self.world.nbrs[src]:
+            raise IllegalOrderError(f"{dst} is not next to {src}")
+        return Order(("retreat", src, "->", dst), ("retreat", src, dst))
+
+    def _parse_defend(self, state, player, b, args):
+        if len(args) != 3 or args[1] != "aog":
+            raise InvalidOrderError("expected `defend any|HEX aog N`")
+        where = "any" if args[0] == "any" else self._hex(args[0])
+        n = self._int(args[2], "how much")
+        return Order(("defend", where, "aog", str(n)), ("defend", where, n))
+
+    def _parse_side(self, state, player, b, args):
+        if len(args) != 2:
+            raise InvalidOrderError("expected `side any|HEX attacker|defender|aside`")
+        where = "any" if args[0] == "any" else self._hex(args[0])
+        s = self._kind(args[1], ("attacker", "defender", "aside"))
+        return Order(("side", where, s), ("side", where, s))
+
+    def _parse_place(self, state, player, b, args):
+        g = state["game"]
+        if not self._can_step(g, 0):
+            raise IllegalOrderError("the Generation turn is over")
+        if len(args) not in (2, 3):
+            raise InvalidOrderError("expected `place N [BELIEF] HEX`")
+        n = self._int(args[0], "how many")
+        belief = self._owner(g, args[1]) if len(args) == 3 else b
+        hid = self._hex(args[-1])
+        if belief == INFIDEL:
+            raise IllegalOrderError("infidels are never in a hand")
+        have = g["hands"][player].get(belief, 0)
+        if n < 1 or n > have:
+            raise IllegalOrderError(f"your hand holds {have} {belief} faith")
+        if self.world.hexes[hid].printed == "sea":
+            raise IllegalOrderError(f"{hid} is dark sea (CHOICE 38)")
+        r = room(self.tab, g, hid, belief)
+        if n > r:
+            raise IllegalOrderError(f"{hid} has room for {r} more {belief} chips")
+        toks = ("place", str(n)) + ((belief,) if belief != b else ()) + (hid,)
+        return Order(toks, ("place", n, belief, hid))
+
+    def _parse_move(self, state, player, b, args):
+        g = state["game"]
+        if not self._can_step(g, 3):
+            raise IllegalOrderError("it is not yet the Movement turn")
+        if b in g["battled"]:
+            raise IllegalOrderError("your movement is over: your battles have begun")
+        args = ["->" if a == "to" else a for a in args]
+        if len(args) < 4 or "->" not in args:
+            raise InvalidOrderError("expected `move N KIND [STATE] HEX -> HEX [-> HEX ...]`")
+        n = self._int(args[0], "how many")
+        kind = self._kind(args[1], MOVE_KINDS)
+        i = 2
+        st = None
+        if args[2] not in self.world.hexes:
+            st = self._kind(args[2], ("pacified", "unrest") if kind == "pop" else ("ready", "broken"))
+            i = 3
+        rest = args[i:]
+        if len(rest) < 3 or rest[1::2] != ["->"] * (len(rest) // 2) or len(rest) % 2 == 0:
+            raise InvalidOrderError("expected a path `HEX -> HEX [-> HEX ...]`")
+        path = [self._hex(h) for h in rest[0::2]]
+        src = path[0]
+        if src not in g["hexes"]:
+            raise IllegalOrderError(f"nothing can be at {src}")
+        can = movable(g, b, src, kind, st)
+        have = sum(can) if kind == "pop" else len(can)
+        if n < 1 or n > have:
+            raise IllegalOrderError(f"{src} has {have} {kind.replace('_', ' ')} of yours that may still move")
+        if kind == "pop":
+            worse = n > can[0]
+        else:
+            worse = any(g["units"][u]["b"] for u in can[:n])
+        reach = allowance(self.tab, g, b, kind, worse)
+        if reach == 0:
+            raise IllegalOrderError(f"a {kind} cannot move")
+        if len(path) == 2 and path[1] not in self.world.nbrs[src]:
+            found = find_path(self.tab, g, b, kind, src, path[1], n, reach)
+            if found is None:
+                raise IllegalOrderError(f"no legal path from {src} to {path[1]} within {reach} hexes")
+            path = found
+        why = check_path(self.tab, g, b, kind, path, n, reach)
+        if why:
+            raise IllegalOrderError(why)
+        toks = ("move", str(n), kind) + ((st,) if st else ()) + tuple(x for h in path for x in (h, "->"))[:-1]
+        return Order(toks, ("move", n, kind, st, tuple(path)))
+
+    def _parse_attack(self, state, player, b, args):
+        g = state["game"]
+        if not self._can_step(g, 3):
+            raise IllegalOrderError("it is not yet the Battle turn")
+        if not args:
+            raise InvalidOrderError("expected `attack HEX [OWNER] with N KIND FROM ...`")
+        hid = self._hex(args[0])
+        if hid not in g["hexes"]:
+            raise IllegalOrderError(f"{hid} is sea")
+        rest = list(args[1:])
+        named = None
+        if rest and rest[0] != "with":
+            named = self._owner(g, rest.pop(0))
+        others = sorted({o for o in g["hexes"][hid]["pop"] if o != b} | {g["units"][u]["o"] for u in units_at(g, hid) if g["units"][u]["o"] != b})
+        if not others:
+            raise IllegalOrderError(f"there is nobody at {hid} to attack")
+        if named is None:
+            if len(others) > 1:
+                raise IllegalOrderError(f"name the belief you attack at {hid}: {', '.join(others)}")
+            named = others[0]
+        if named not in others:
+            raise IllegalOrderError(f"{named} has nothing at {hid}")
+        if not rest or rest.pop(0) != "with":
+            raise InvalidOrderError("expected `with N KIND FROM` after the attacked hex")
+        aog, advance = 0, self.data["battle"]["advance_default"]
+        groups = []
+        while rest:
+            t = rest.pop(0)
+            if t in ("and", "+"):
+                continue
+            if t == "aog":
+                if not rest:
+                    raise InvalidOrderError("expected a number after aog")
+                aog = self._int(rest.pop(0), "the Armies of God")
+                continue
+            if t in ("stay", "advance"):
+                advance = t == "advance"
+                continue
+            n = self._int(t, "how many")
+            if len(rest) < 2:
+                raise InvalidOrderError("each attacking group is `N KIND FROM`")
+            kind = self._kind(rest.pop(0), MOVE_KINDS)
+            if rest[0] == "from":
+                rest.pop(0)
+            src = self._hex(rest.pop(0))
+            groups.append((n, kind, src))
+        if not groups:
+            raise InvalidOrderError("declare the attacking units: `with N KIND FROM`")
+        used: dict = {}
+        units: list[str] = []
+        pops: dict[str, int] = {}
+        era = g["era"]
+        for n, kind, src in groups:
+            if src != hid and src not in self.world.nbrs[hid]:
+                raise IllegalOrderError(f"{src} is not {hid} or next to it")
+            if n < 1:
+                raise IllegalOrderError("declare at least one piece in each group")
+            if kind == "pop":
+                p = pop_of(g, src, b)[0] if src in g["hexes"] else 0
+                free = p - g["fought_pop"].get(src, {}).get(b, 0) - pops.get(src, 0)
+                if n > free:
+                    raise IllegalOrderError(f"{src} has {max(free, 0)} working chips of yours that may still attack")
+                pops[src] = pops.get(src, 0) + n
+                continue
+            cand = [u for u in units_at(g, src, b, kind)
+                    if not g["units"][u]["b"] and g["units"][u]["fought"] != era and u not in used]
+            if len(cand) < n:
+                raise IllegalOrderError(f"{src} has {len(cand)} ready {kind.replace('_', ' ')} of yours that may still attack")
+            for u in cand[:n]:
+                used[u] = True
+                units.append(u)
+        if aog > hand_total(g, player):
+            raise IllegalOrderError(f"your hand holds {hand_total(g, player)} faith for the Armies of God")
+        toks = ["attack", hid, named, "with"]
+        for n, kind, src in groups:
+            toks += [str(n), kind, src]
+        if aog:
+            toks += ["aog", str(aog)]
+        if not advance:
+            toks.append("stay")
+        spec = (("hex", hid), ("named", named), ("groups", tuple(groups)), ("units", tuple(units)),
+                ("pop", tuple(sorted(pops.items()))), ("aog", aog), ("advance", advance))
+        return Order(tuple(toks), ("attack", spec))
+
+    def _parse_apotheosis(self, state, player, b, args):
+        g = state["game"]
+        if len(args) != 3:
+            raise InvalidOrderError("expected `apotheosis N OWNER HEX`")
+        n, owner, hid = self._int(args[0], "how many"), self._owner(g, args[1]), self._hex(args[2])
+        if hid not in g["hexes"]:
+            raise IllegalOrderError(f"{hid} is sea")
+        why = apotheosis_check(self.tab, g, player, b, n, owner, hid)
+        if why:
+            raise IllegalOrderError(why)
+        return Order(("apotheosis", str(n), owner, hid), ("apotheosis", n, owner, hid))
+
+    # --- applying ---------------------------------------------------------------------------
+    def private_order(self, state, player, order):
+        """Hands and standing orders are secret: take, give and the standing verbs are private."""
+        return order.verb in ANYTIME and order.verb != "claim"
+
+    def apply(self, state, player, order, rng):
+        g = state["game"]
+        kind = order.payload[0]
+        if kind in ANYTIME:
+            return self._apply_anytime(state, player, order, rng)
+        phase = state["flow"]["phase"]
+        if phase == "setup":
+            ch = g["choices"][player]
+            if kind == "belief":
+                ch["beliefs"].append(order.payload[1])
+            elif kind == "level":
+                ch["level"] = order.payload[1]
+            else:
+                state["flow"]["active"].remove(player)
+            return []
+        b = self._belief(g, player)
+        if kind == "done" or kind == "none":
+            return self._done(state, player, b)
+        if phase == "powerup":
+            return self._apply_flip(state, player, b, order)
+        if phase == "divine":
+            events = intervene(self.tab, g, player, b, kind, tuple(order.payload[1:]), rng)
+            return events + self._done(state, player, b)
+        step = STEP_OF[kind]
+        if g["pace"] == "compact" and step > g["step"]:
+            g["step"] = step
+        if kind == "place":
+            _, n, belief, hid = order.payload
+            return place(self.tab, g, player, belief, hid, n)
+        if kind == "raise":
+            return raise_unit(self.tab, g, b, order.payload[1], order.payload[2])
+        if kind == "convert":
+            return convert(self.tab, g, b, *order.payload[1:])
+        if kind == "slaughter":
+            return slaughter(self.tab, g, b, *order.payload[1:])
+        if kind == "pogrom":
+            return pogrom(self.tab, g, b, *order.payload[1:])
+        if kind == "move":
+            _, n, what, st, path = order.payload
+            return move(self.tab, g, b, what, st, n, list(path))
+        if b not in g["battled"]:
+            g["battled"].append(b)
+        if kind == "assassinate":
+            return assassinate(self.tab, g, b, *order.payload[1:], rng)
+        if kind == "attack":
+            return self._battle(state, player, b, dict(order.payload[1]), rng)
+        raise ValueError(f"unknown order {order.text!r}")  # pragma: no cover
+
+    def _done(self, state: dict, player: str, b: str) -> list[Event]:
+        g = state["game"]
+        events: list[Event] = []
+        if state["flow"]["phase"] == "powerup":
+            events += power_base(self.tab, g, player, b)
+        if player in state["flow"]["active"]:
+            state["flow"]["active"].remove(player)
+        return events
+
+    def _apply_flip(self, state, player, b, order):
+        g = state["game"]
+        what = order.payload[1]
+        if what == "all":
+            where = {h: x["pop"][b][0] for h, x in g["hexes"].items() if b in x["pop"] and x["pop"][b][0]}
+        elif what == "free":
+            where = free_flips(self.tab, g, b)
+            g["finished"].append(player)   # the free flips are taken once
+        else:
+            where = {order.payload[2]: what}
+        return flip(self.tab, g, player, b, where)
+
+    def _battle(self, state, player, b, spec, rng) -> list[Event]:
+        g = state["game"]
+        hid = spec["hex"]
+        responses = {}
+        for o, x in g["beliefs"].items():
+            st = g["standing"][x["player"]]
+            r = {"player": x["player"]}
+            side = st["side"].get(hid, st["side"].get("any"))
+            if side and o != spec["named"] and o != b:
+                r["side"] = side
+            aog = st["defend"].get(hid, st["defend"].get("any"))
+            if aog:
+                r["aog"] = aog
+            if hid in st["retreat"]:
+                r["retreat"] = st["retreat"][hid]
+            responses[o] = r
+        full = {"attacker": b, "player": player, "hex": hid, "named": spec["named"], "groups": list(spec["groups"]),
+                "units": list(spec["units"]), "pop": dict(spec["pop"]), "aog": spec["aog"], "advance": spec["advance"]}
+        events = resolve_battle(self.tab, g, full, responses, rng)
+        return events + self._check_alive(state)
+
+    def _apply_anytime(self, state, player, order, rng) -> list[Event]:
+        g = state["game"]
+        b = self._belief(g, player)
+        kind = order.payload[0]
+        st = g["standing"][player]
+        if kind == "take":
+            _, n, hid, s = order.payload
+            return take(self.tab, g, player, b, hid, n, s)
+        if kind == "give":
+            _, n, belief, who = order.payload
+            moved = {}
+            if belief:
+                moved[belief] = n
+            else:
+                left = n
+                for x in ([b] if b in g["hands"][player] else []) + sorted(k for k in g["hands"][player] if k != b):
+                    k = min(left, g["hands"][player][x])
+                    if k:
+                        moved[x] = k
+                        left -= k
+            for x, k in moved.items():
+                to_hand(g, player, x, -k)
+                to_hand(g, who, x, k)
+            return [{"type": "give", "from": player, "player": who, "faith": moved, "to": player},
+                    {"type": "given", "from": player, "player": who, "faith": moved, "to": who}]
+        if kind == "claim":
+            return self._claim(state, player, b)
+        if kind == "overflow":
+            _, src, dst = order.payload
+            if dst:
+                st["overflow"][src] = list(dst)
+            else:
+                st["overflow"].pop(src, None)
+        elif kind == "retreat":
+            _, src, dst = order.payload
+            if dst:
+                st["retreat"][src] = dst
+            else:
+                st["retreat"].pop(src, None)
+        elif kind == "defend":
+            st["defend"][order.payload[1]] = order.payload[2]
+        elif kind == "side":
+            st["side"][order.payload[1]] = order.payload[2]
+        return [{"type": "standing", "player": player, "order": order.text, "to": player}]
+
+    def count(self, g: dict, belief: str) -> int:
+        """CHOICE 75: a position's population on the board + chips of its belief in its hand."""
+        board = sum(sum(h["pop"][belief]) for h in g["hexes"].values() if belief in h["pop"])
+        return board + g["hands"][g["beliefs"][belief]["player"]].get(belief, 0)
+
+    def _claim(self, state, player, b) -> list[Event]:
+        g = state["game"]
+        n = self.count(g, b)
+        events: list[Event] = [{"type": "claim", "player": player, "belief": b, "count": n,
+                                "needed": self.data["game"]["victory"]}]
+        if n >= self.data["game"]["victory"]:
+            return events + self._finish(state, f"{player} claimed victory with {n} faith of the {b}", [player])
+        return events + self._kill_belief(state, b, "a failed claim")
+
+    def _kill_belief(self, state, b, why) -> list[Event]:
+        """CHOICE 82: population and own-belief chips in hand banked, units and special units
+        removed; fortifications stay (their owner plays no more)."""
+        g = state["game"]
+        x = g["beliefs"][b]
+        x["alive"] = False
+        p = x["player"]
+        for h in g["hexes"].values():
+            if b in h["pop"]:
+                bank(g, b, sum(h["pop"].pop(b)))
+        bank(g, b, g["hands"][p].pop(b, 0))
+        for u in [u for u, y in g["units"].items() if y["o"] == b and y["k"] != "fortification"]:
+            del g["units"][u]
+        if p in state["flow"]["active"]:
+            state["flow"]["active"].remove(p)
+        events: list[Event] = [{"type": "belief_dies", "belief": b, "player": p, "why": why}]
+        return events + self._check_alive(state)
+
+    def _check_alive(self, state) -> list[Event]:
+        g = state["game"]
+        if state["flow"].get("over"):
+            return []
+        living = {x["player"] for x in g["beliefs"].values() if x["alive"]}
+        if len(living) == 1:   # CHOICE 83
+            return self._finish(state, "the last living God", sorted(living))
+        if not living:
+            return self._finish(state, "no god is left", [])
+        return []
+
+    # --- defaults, bots ----------------------------------------------------------------------
+    def default_order(self, state, player):
+        g = state["game"]
+        if state["flow"]["phase"] == "powerup":
+            b = self._belief(g, player)
+            if free_flips(self.tab, g, b) and player not in g["finished"]:
+                return Order(("flip", "free"), ("flip", "free"))   # CHOICE 29
+        if state["flow"]["phase"] == "divine":
+            return NONE
+        return DONE
+
+    def bot_choice(self, state, player, legal, rng):
+        return bot.choose(self, state, player, legal, rng)
+
+    # --- views, scores ------------------------------------------------------------------------
+    def scores(self, state):
+        """Population on the board per player's living belief (public; hands are secret)."""
+        g = state["game"]
+        out = {p: 0 for p in g["seats"]}
+        for b, x in g["beliefs"].items():
+            if x["alive"]:
+                out[x["player"]] = sum(sum(h["pop"].get(b, [0, 0])) for h in g["hexes"].values())
+        return out
+
+    def view(self, state, player):
+        g = state["game"]
+        flow = state["flow"]
+        colours = {b: self.tab.beliefs[b]["colour"] for b in g["beliefs"]}
+        hexes = []
+        for hid in self.world.order:
+            h = self.world.hexes[hid]
+            x = g["hexes"].get(hid)
+            units: dict[str, dict[str, list[int]]] = {}
+            if x is not None:
+                for u in units_at(g, hid):
+                    y = g["units"][u]
+                    units.setdefault(y["o"], {}).setdefault(y["k"], [0, 0])[1 if y["b"] else 0] += 1
+            hexes.append({"id": hid, "name": h.name, "q": h.q, "r": h.r, "printed": h.printed, "ndp": h.ndp,
+                          "terrain": x["t"] if x else "sea", "pop": dict(x["pop"]) if x else {}, "units": units,
+                          "total": total_pop(g, hid) if x else 0})
+        out = {
+            "era": g["era"], "stage": g["stage"], "phase": flow["phase"], "pace": g["pace"],
+            "step": STEP_NAMES[g["step"]] if flow["phase"] == "action" else None,
+            "initiative": g["initiative"], "turn_order": self.order(g) if g["beliefs"] else [],
+            "youngest": list(g["youngest"]),
+            "players": [{"name": p, "belief": self._belief(g, p) or next((b for b, x in g["beliefs"].items() if x["player"] == p), None),
+                         "colour": colours.get(self._belief(g, p) or "", ""),
+                         "level": g["beliefs"][self._belief(g, p)]["level"] if self._belief(g, p) else None,
+                         "alive": self._belief(g, p) is not None, "population": self.scores(state).get(p, 0)}
+                        for p in g["seats"]],
+            "beliefs": {b: {"player": x["player"], "name": self.tab.beliefs[b]["name"], "level": x["level"],
+                            "alive": x["alive"], "limbo": x["limbo"], "colour": colours[b]} for b, x in g["beliefs"].items()},
+            "hexes": hexes,
+            "fortifications_left": self.tab.units["fortification"]["limit"] - sum(1 for y in g["units"].values() if y["k"] == "fortification"),
+            "scores": self.scores(state),
+            "technology": [{"era": self.tab.tech(k), "name": k, "in_effect": g["era"] >= self.tab.tech(k)}
+                           for k in ("agriculture", "maritime", "transport", "modern_arms", "renaissance")],
+        }
+        if flow["phase"] == "setup":
+            out["waiting"] = list(flow["active"])
+        if player is not None and player in g["seats"]:
+            out["you"] = player
+            out["hand"] = dict(g["hands"][player])
+            out["hand_total"] = hand_total(g, player)
+            out["standing"] = {k: dict(v) for k, v in g["standing"][player].items()}
+            if flow["phase"] == "setup":
+                out["your_choices"] = dict(g["choices"].get(player, {}))
+        return out
+
+    def summary(self, view):
+        phase = {"setup": "set-up", "powerup": "Phase 3, Power-Up", "action": "Phase 5, Action",
+                 "divine": "Phase 6, Divine Power"}.get(view["phase"], "the game is over")
+        out = [("Era", f"{view['era']} of 30; {phase}" + (f" ({view['step']} turn)" if view.get("step") else "")),
+               ("Turn order", ", ".join(view["turn_order"]) or "not yet"),
+               ("Technology", ", ".join(t["name"].replace("_", " ") for t in view["technology"] if t["in_effect"]) or "none yet")]
+        for pl in view["players"]:
+            b = pl["belief"]
+            if b and b in view["beliefs"]:
+                x = view["beliefs"][b]
+                state = "dead" if not x["alive"] else f"level {x['level']}{', in limbo' if x['limbo'] else ''}, population {pl['population']}"
+                out.append((f"{pl['name']} ({x['name']})", state))
+        if "hand" in view:
+            out.append(("Your hand", ", ".join(f"{n} {view['beliefs'][b]['name'] if b in view['beliefs'] else b}"
+                                               for b, n in sorted(view["hand"].items())) or "empty"))
+        return out
+
+
+RULES = FaithRules
+

@@ -1,0 +1,129 @@
+"""Faith - Wild Gods: bots play 2, 4 and 7 gods through all 30 eras, through the engine
+(engine.resolve with each god's whole submission, as a GM resolves it) with the game's
+invariants checked after every phase, and through the store, replayed hash for hash."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from pbem import host
+from pbem.core import engine
+from pbem.core.orders import read_script
+from pbem.core.registry import get_rules, load_data
+from pbem.host.service import bot_script
+
+RULES = get_rules("faith")
+DATA = load_data("faith")
+NAMES = ["ann", "bob", "cat", "dan", "eve", "fay", "gus"]
+START = DATA["game"]["bank_start"]
+
+
+def check_invariants(state: dict, where: str) -> None:
+    g = state["game"]
+    world = RULES.world
+    # chips conserved between the board, the hands and the Soul Bank, owner by owner
+    held: Counter = Counter()
+    for h in g["hexes"].values():
+        for o, (p, u) in h["pop"].items():
+            assert p >= 0 and u >= 0, f"{where}: negative population"
+            held[o] += p + u
+    for hand in g["hands"].values():
+        for o, n in hand.items():
+            assert n > 0, f"{where}: an empty or negative hand entry"
+            held[o] += n
+    for o, n in g["bank"].items():
+        assert held[o] + n == START, f"{where}: {o}: board+hands {held[o]} + bank {n} != {START}"
+    # caps: the hex total never above the cap of the era (3, 5 from Agriculture)
+    top = DATA["caps"]["agriculture"] if g["era"] >= DATA["technology"]["agriculture"] else DATA["caps"]["base"]
+    for hid, h in g["hexes"].items():
+        assert sum(p + u for p, u in h["pop"].values()) <= top, f"{where}: {hid} over the cap {top}"
+        assert world.hexes[hid].printed != "sea"
+    forts = 0
+    limits = Counter()
+    for u, x in g["units"].items():
+        assert world.hexes[x["h"]].printed != "sea", f"{where}: {u} on dark sea at {x['h']}"
+        forts += x["k"] == "fortification"
+        limits[(x["o"], x["k"])] += 1
+        if DATA["units"][x["k"]].get("unbreakable"):
+            assert not x["b"], f"{where}: an unbreakable {x['k']} is broken"
+    assert forts <= DATA["units"]["fortification"]["limit"], f"{where}: {forts} fortifications"
+    # living beliefs only hold hands of their own player; dead beliefs have nothing on the board
+    for b, x in g["beliefs"].items():
+        if not x["alive"]:
+            assert not any(b in h["pop"] for h in g["hexes"].values()), f"{where}: dead {b} on the board"
+    if state["flow"]["over"]:
+        assert state["flow"]["outcome"]["winners"] is not None
+
+
+def play(n: int, seed: int, options: dict | None = None, check: bool = True):
+    players = NAMES[:n]
+    state, events = engine.start(RULES, players, options or {}, str(seed))
+    kinds: Counter = Counter(e["type"] for e in events)
+    phases = 0
+    deadlines: Counter = Counter()
+    while not state["flow"]["over"]:
+        asked = engine.active_players(RULES, state)
+        deadlines[state["game"]["era"]] += 1
+        scripts = {}
+        for p in asked:
+            lines = bot_script(RULES, state, p, random.Random(f"{seed}/{phases}/{p}"))
+            scripts[p] = read_script("\n".join(lines))
+        res = engine.resolve(RULES, state, scripts, str(seed))
+        state = res.state
+        phases += 1
+        kinds.update(e["type"] for e in res.events)
+        kinds.update("line_" + r.status for rs in res.lines.values() for r in rs)
+        if check:
+            check_invariants(state, f"seed {seed}, {n} gods, phase {phases}")
+        assert phases < 800, "the game does not end"
+    return state, phases, kinds, deadlines
+
+
+_PLAYED: dict = {}
+
+
+def played(n: int):
+    """Each player count's game is played once per test run (with the invariants checked)."""
+    if n not in _PLAYED:
+        _PLAYED[n] = play(n, 100 + n)
+    return _PLAYED[n]
+
+
+@pytest.mark.parametrize("n", [2, 4, 7])
+def test_bots_play_thirty_eras_and_keep_the_invariants(n):
+    state, _phases, kinds, deadlines = played(n)
+    out = state["flow"]["outcome"]
+    assert out["winners"] and set(out["winners"]) <= set(NAMES[:n])
+    assert state["game"]["era"] == 30 or "claimed" in out["reason"] or "last living" in out["reason"]
+    for kind in ("place", "raise", "reproduce", "flip", "move", "infidel", "intervention"):
+        assert kinds[kind] > 0, f"no {kind} in a game of {n}"
+    assert kinds["line_executed"] > 100
+    # compact pace: at most 4 deadlines an era (Power-Up, Action, Divine Power)
+    assert max(v for e, v in deadlines.items() if e > 1) <= 4
+
+
+def test_battles_conversions_and_the_renaissance_happen():
+    seen: Counter = played(4)[2] + played(7)[2]
+    for kind in ("battle", "convert", "renaissance", "retreat", "technology", "killed", "slaughter", "martyrdom"):
+        assert seen[kind] > 0, f"no {kind} in the games of 4 and 7"
+
+
+def test_live_pace_plays_one_god_and_one_turn_at_a_time():
+    state, _phases, _kinds, deadlines = play(2, 7, {"pace": "live"})
+    assert state["flow"]["over"]
+    assert max(deadlines.values()) > 4   # the table's pace costs deadlines
+
+
+def test_games_through_the_store_replay_hash_for_hash(db, turns):
+    for i, n in enumerate((2, 4)):
+        gid = f"f{i}"
+        host.new_game(db, "faith", gid, NAMES[:n], seed=str(70 + i), turns=turns)
+        host.autoplay(db, gid, turns=turns)
+        game = db["games"].get(gid)
+        assert game["status"] == "finished"
+        result = host.replay(db, gid)
+        assert result["ok"], result
+        assert result["phases"] == game["phase"]
