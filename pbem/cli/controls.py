@@ -1,3 +1,231 @@
-"""The GM's controls between deadlines: deadlines, pauses, seats, press, observers, the game's end."""
+# ruff: noqa: B008  (typer declares parameters with typer.Option/Argument defaults)
+"""The GM's controls between deadlines: deadlines, pauses, game options, reminders, seats,
+replacements, open sign-up, observers, the list of games and the game's end.
 
-from pbem.cli import app  # noqa: F401
+Each command opens the store and calls one function of pbem.host.controls or
+pbem.host.seats; every change is recorded in the GM-action log and announced to the players
+it affects (mail through the outbox: `pbem send` delivers it)."""
+
+
+import typer
+
+from pbem.cli import _fail, _host, _reader, _store, app, settings
+
+
+@app.command(short_help="Move the open turn's deadline (players told).")
+def deadline(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    extend: str | None = typer.Option(None, "--extend", metavar="DURATION", help="Move the deadline this much later, e.g. 24h, 2d, 90m."),
+    at: str | None = typer.Option(None, "--at", metavar="TIME", help='Set the deadline, e.g. "2026-12-01 20:00".'),
+    tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help="The zone of --at (default: the game's, else UTC)."),
+    reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
+) -> None:
+    """Move the open turn's deadline; the players are told.
+
+    Example: pbem deadline athens-1 --extend 24h --reason "server trouble"
+    """
+    from pbem.host import controls
+
+    r = controls.set_deadline(_store(), game_id, extend=extend, at=at, tz=tz, reason=reason)
+    typer.echo(f"{r['game']} turn {r['turn']}: deadline {r['deadline']} (was {r['was'] or 'none'})")
+
+
+@app.command(short_help="Pause a game: no deadline, nothing resolves.")
+def pause(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
+) -> None:
+    """Pause a game: no deadline runs and nothing resolves (not even `resolve --all`) until
+    `pbem resume`. Orders are still taken; the players are told.
+
+    Example: pbem pause athens-1 --reason "holidays"
+    """
+    from pbem.host import controls
+
+    r = controls.pause(_store(), game_id, reason=reason)
+    left = r["left_seconds"]
+    typer.echo(f"{r['game']}: paused" + (f" ({left // 3600}h{left % 3600 // 60:02d}m were left before the deadline)" if left is not None else ""))
+
+
+@app.command(short_help="Resume a paused game (players told).")
+def resume(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    at: str | None = typer.Option(None, "--at", metavar="TIME", help='The new deadline (default: now plus the time that was left).'),
+    tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help="The zone of --at (default: the game's, else UTC)."),
+    reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
+) -> None:
+    """Resume a paused game; the players are told.
+
+    Example: pbem resume athens-1 --at "2026-12-01 20:00" --tz Europe/London
+    """
+    from pbem.host import controls
+
+    r = controls.resume(_store(), game_id, at=at, tz=tz, reason=reason)
+    typer.echo(f"{r['game']}: resumed; deadline {r['deadline'] or 'none'}")
+
+
+@app.command("set", short_help="Change a game option (grace, remind, early, etc.).")
+def set_option(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    key: str = typer.Argument(..., metavar="KEY", help="grace, remind, early, absences, press, seat_policy or gm_email."),
+    value: str = typer.Argument(..., metavar="VALUE", help="e.g. 12h, off, on, 14, grey, bot, gm@example.org."),
+) -> None:
+    """Change a game option; the players are told.
+
+    Options: grace (after the deadline the missing players get a 'late' notice and the turn
+    waits this long before their default orders), remind (awaited players are reminded this
+    long before the deadline), early (on/off: resolve as soon as everyone is ready),
+    absences (days of absence each player may declare), press (none/white/grey), seat_policy
+    (vacant/bot: what a resignation leaves), gm_email (where player notices go).
+
+    Example: pbem set athens-1 grace 12h
+    """
+    from pbem.host import controls
+
+    r = controls.set_option(_store(), game_id, key, value)
+    typer.echo(f"{r['game']}: {r['option']} = {r['value']} (was {r['was']})")
+
+
+@app.command(short_help="Queue due reminders and late notices.")
+def remind(game_id: str | None = typer.Argument(None, metavar="GAME_ID", help="One game (default: every running game).")) -> None:
+    """Queue the reminders that are due (the `remind` option) and the 'late' notices (the
+    `grace` option); each goes once per player and turn, so running it often is safe.
+
+    Example: pbem remind && pbem send
+    """
+    from pbem.host import controls
+
+    sent = controls.remind(_store(), game_id)
+    for s in sent:
+        typer.echo(f"{s['game']} turn {s['turn']}: {s['kind']} for {s['player']}" + ("" if s["queued"] else " (no address: not mailed)"))
+    typer.echo(f"{len(sent)} notice(s) queued" if sent else "no reminder is due")
+
+
+@app.command(short_help="A seat's address, password, or bot/human.")
+def seat(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    player: str = typer.Argument(..., metavar="PLAYER", help="The seat."),
+    email: str | None = typer.Option(None, "--email", metavar="ADDRESS", help="Register a new address (both addresses are told)."),
+    reset_password: bool = typer.Option(False, "--reset-password", help="Make a new password (mailed to the seat's address; printed here)."),
+    bot: bool = typer.Option(False, "--bot", help="A bot plays this seat at every resolution."),
+    human: bool = typer.Option(False, "--human", help="The seat's player plays it again (undoes --bot)."),
+    reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded)."),
+) -> None:
+    """Change a seat: its address, its password, or who plays it (a bot or its person).
+
+    Example: pbem seat athens-1 zeus --email zeus@new.example.org
+    """
+    from pbem.host import seats
+
+    chosen = [name for name, on in (("--email", email is not None), ("--reset-password", reset_password), ("--bot", bot), ("--human", human)) if on]
+    if len(chosen) != 1:
+        _fail("give exactly one of --email ADDRESS, --reset-password, --bot or --human"
+              + (f" (not {' and '.join(chosen)})" if chosen else ""), code=2)
+    db = _store()
+    if email is not None:
+        r = seats.set_address(db, game_id, player, email)
+        typer.echo(f"{r['game']}: {r['player']} is now at {r['email']} (was {r['was'] or 'no address'}); both are told")
+    elif reset_password:
+        password = seats.reset_password(db, game_id, player)
+        typer.echo(f"{game_id}: {player} has a new password: {password} (mailed to the seat's address, if any)")
+    else:
+        _host()  # a bot seat plays at resolution, which writes reports
+        r = seats.set_bot(db, game_id, player, bot, reason=reason)
+        typer.echo(f"{r['game']}: {r['player']} is {'a bot' if r['bot'] else 'played by a person'} from now on")
+
+
+@app.command(short_help="Give a seat to a new player.")
+def replace(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    player: str = typer.Argument(..., metavar="PLAYER", help="The seat to hand over."),
+    newcomer: str = typer.Argument(..., metavar="NEWNAME[:EMAIL]", help="The new player's name, and address."),
+    reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
+) -> None:
+    """Give a seat to a new player: a new password (the old one stops working), the latest
+    report mailed to them, everyone told. The seat keeps its name in the game; the
+    newcomer's name is shown beside it and accepted on their PLAYER line.
+
+    Example: pbem replace athens-1 zeus dora:dora@example.org
+    """
+    from pbem.host import seats
+
+    name, _, email = newcomer.partition(":")
+    password = seats.replace(_store(), game_id, player, name, email.strip() or None, reason=reason)
+    typer.echo(f"{game_id}: {name.strip().lower()} now plays {player.strip().lower()}; password {password}"
+               + ("" if email.strip() else " (no address: hand it over yourself)"))
+
+
+@app.command(short_help="Start a game open for sign-up.")
+def start(game_id: str = typer.Argument(..., metavar="GAME_ID", help="A game open for sign-up.")) -> None:
+    """Start a game open for sign-up (`pbem new ... --open N`) with the players who joined.
+
+    Example: pbem start athens-2
+    """
+    from pbem.host import seats
+
+    _host()
+    created = seats.start(_store(), game_id, turns=settings.turns)
+    g = created["game"]
+    typer.echo(f"started {g['type']} game {g['id']} with " + ", ".join(p["name"] for p in created["players"])
+               + " (each player's password went to their address with the turn 1 report)")
+
+
+@app.command(short_help="Add or remove an observer of a game.")
+def observe(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    email: str = typer.Argument(..., metavar="EMAIL", help="The observer's address."),
+    remove: bool = typer.Option(False, "--remove", help="Stop sending to this address."),
+) -> None:
+    """Add an observer: the address gets each turn's public report (or --remove it).
+
+    Example: pbem observe athens-1 fan@example.org
+    """
+    from pbem.host import seats
+
+    typer.echo(seats.observe(_store(), game_id, email, remove=remove))
+
+
+@app.command("list", short_help="Every game: turn, state, deadline, awaited.")
+def list_games(as_json: bool = typer.Option(False, "--json", help="Print JSON: a list of games.")) -> None:
+    """List every game: type, turn, state (open, running, paused, over), deadline, who is awaited.
+
+    Example: pbem list --json
+    """
+    from pbem.host import controls
+
+    games = controls.games_list(_reader())  # only reads: the light store
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({"version": 1, "games": games}, indent=2, sort_keys=True))
+        return
+    if not games:
+        typer.echo("no games")
+    for g in games:
+        if g["state"] == "open":
+            typer.echo(f"{g['id']:20} {g['type']:8} open for sign-up: {g['joined']} of {g['seats']} seats taken")
+            continue
+        awaited = ", ".join(g["awaited"]) or "-"
+        bots = f"; bot seats: {', '.join(g['bots'])}" if g["bots"] else ""
+        typer.echo(f"{g['id']:20} {g['type']:8} turn {g['turn']:<4} {g['state']:8} deadline {g['deadline'] or 'none':21} "
+                   f"awaiting {awaited}{bots}")
+
+
+@app.command(short_help="End a game: winners or a draw (players told).")
+def end(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
+    winner: list[str] = typer.Option([], "--winner", metavar="NAME", help="A winner (repeat for several)."),
+    draw: bool = typer.Option(False, "--draw", help="A draw, shared by every seat."),
+    reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
+) -> None:
+    """End a game now with a recorded result; the players are told and the seed is revealed.
+
+    Example: pbem end athens-1 --winner zeus --reason "the others conceded by mail"
+    """
+    from pbem.host import controls
+
+    if bool(winner) == draw:
+        _fail("give --winner NAME (one or more) or --draw", code=2)
+    r = controls.end_game(_store(), game_id, winners=winner or None, draw=draw, reason=reason)
+    o = r["outcome"]
+    typer.echo(f"{r['game']}: over, " + ("a draw shared by " if o["draw"] else "won by ") + ", ".join(o["winners"]))

@@ -2,34 +2,99 @@
 
 `dispatch` screens a message (automatic mail is never answered), finds the game it is for
 (a GAME line, `[GAME_ID]` in the subject, or the thread of one of our own messages), finds
-the order block the player wrote in, and hands it to the handler of its command: `COMMANDS`
-maps each command word (HELP, REPORT; plain orders are the command `orders`) to a `Command`
-that says what it needs before it runs -- nothing, a known game, or a player authenticated
-by their registered address -- and the function that answers it. A new mail command is one
-handler and one row of the table.
+the order block the player wrote in and the requests typed around it (pbem.mail.extract),
+and hands each request to the handler of its command: `COMMANDS` maps each command word
+(HELP, REPORT, WAIT, PRESS...; plain orders are the command `orders`) to a `Command` that says
+what it needs before it runs -- nothing, a known game, a sender's address, or a player
+authenticated by their registered address and PASSWORD -- and the function that answers it.
+A new mail command is one handler and one row of the table.
+
+One message may carry orders, several commands and several press blocks (as with njudge
+and DPjudge). Each is handled on its own, in the order of its lines, in its own savepoint:
+one refused (a bad argument, a wrong password) changes nothing and does not stop the others.
+The answers, as a player of those judges expects:
+
+- orders get their acknowledgement, as always (one mail, line by line);
+- REPORT, HELP, HISTORY and SEND PASSWORD answer with what they ask for, each its own mail;
+- every other command and press block, and any request refused, is answered in ONE reply,
+  "your commands", that quotes each request with its line number (the player's own) and
+  says what was done or why it was refused.
+
+A message that is only orders, only REPORT or only HELP is answered exactly as before.
 """
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import Message
 from pathlib import Path
-from typing import Callable
 
 from pbem import host
-from pbem.core.errors import NotFound
+from pbem.core.errors import NotFound, PbemError
 from pbem.core.registry import game_types, order_doc
 from pbem.host import outbox
-from pbem.host.outbox import header_safe
-from pbem.mail.extract import Found, choose, order_text
+from pbem.host.outbox import clean_address, header_safe
+from pbem.mail.extract import Found, Request, choose, order_text
 from pbem.mail.formats import Item
-from pbem.mail.headers import GAME_TAG, THREAD_REF, received_time, automatic, header, msgid_ok, raw_header, sender_of
+from pbem.mail.headers import (
+    GAME_TAG,
+    THREAD_REF,
+    automatic,
+    header,
+    msgid_ok,
+    raw_header,
+    received_time,
+    sender_of,
+)
 from pbem.mail.mime import Texts, all_texts, decode_bytes
 from pbem.mail.outcome import Context, Outcome
 from pbem.render.plain import fill_in_form, markdown_to_text
 
 log = logging.getLogger("pbem.mail")
+
+MAIL_COMMANDS_HELP = """\
+Mail commands
+-------------
+Put each command on a line of its own, in a message with your GAME, PLAYER
+and PASSWORD lines (or with the game as [GAME_ID] in the subject). One message
+may carry orders, several commands and several press blocks. Your orders get
+their acknowledgement; a report, the help, a history and a password come as
+their own mail; everything else is answered in one reply, each command with
+its line number.
+
+With your PASSWORD, from your registered address:
+  - REPORT [TURN]       your latest report (or that turn's) again
+  - WAIT, NOWAIT        don't resolve this turn early for me; do again
+  - ABSENT FROM date TO date
+                        away (dates as 2026-12-01): a deadline inside moves
+                        to its end, within the game's allowance of days
+  - SET ADDRESS new@addr
+                        use a new address (both addresses are told)
+  - RESIGN              leave the game (a bot plays on, or the seat is empty)
+  - DRAW, CONCEDE       propose a draw, or concede: the game ends when every
+                        player still playing sends the same in one turn
+  - PRESS TO name[,name]
+                        a private message to those players: your lines,
+                        then a line ENDPRESS
+  - PRESS TO ALL        the same, public: players, observers and the site
+
+From your registered address, no password needed:
+  - SEND PASSWORD       your password, mailed there (and nowhere else)
+
+From anyone:
+  - LIST                every game: type, turn, state, deadline, awaited
+  - HISTORY GAME [TURN] a game's public reports (all, or that turn's)
+  - JOIN GAME [NAME]    a seat in a game open for sign-up
+  - OBSERVE GAME        each turn's public report of a game
+  - HELP                this help (with [GAME_ID]: the game's orders too)
+
+Press: at most {press_chars} characters a message, {press_day} messages a day per
+game; the game's press option may turn it off (none) or make it anonymous
+(grey).
+"""
 
 GENERAL_HELP = """\
 pbem -- help
@@ -46,6 +111,7 @@ END
 Put the game id in the subject as [GAME_ID] or on a GAME line. Send REPORT with your PASSWORD
 for your latest report again, or HELP with the game's [GAME_ID] in the subject for its order
 documentation. Game types: {types}.
+
 """
 
 _HOST_REASONS = (
@@ -57,6 +123,13 @@ _HOST_REASONS = (
     ("parse errors", None),
     ("no usable orders", None),
 )
+
+
+def mail_commands_help() -> str:
+    """The mail commands, for the HELP reply."""
+    from pbem.host import press
+
+    return MAIL_COMMANDS_HELP.format(press_chars=press.MAX_CHARS, press_day=press.MAX_PER_DAY)
 
 
 # --- one message, as the handlers see it -----------------------------------------------------
@@ -81,6 +154,8 @@ class Incoming:
     player_name: str | None = None
     row: dict | None = None  # the authenticated player's row
     reply_to: str | None = None
+    tag_game: str | None = None  # the game named by the subject or the thread
+    request: Request | None = None  # the request being handled
 
     @property
     def is_mail(self) -> bool:
@@ -89,6 +164,10 @@ class Incoming:
     @property
     def game_id(self) -> str | None:
         return self.game["id"] if self.game else None
+
+    @property
+    def password(self) -> str | None:
+        return self.found.block.password if self.found and self.found.block else None
 
     def ignore(self, why: str) -> Outcome:
         self.out.outcome, self.out.reason = "ignored", why
@@ -112,7 +191,7 @@ class Incoming:
 def _notice(db, *, to: str | None, game_id: str | None, player: str | None, subject: str, text: str,
             kind: str = "notice", in_reply_to: str | None = None, inbox_id: int | None = None) -> int | None:
     return outbox.queue(db, kind=kind, to_addr=to, subject=subject, body=text + outbox.footer(game_id),
-                        game_id=game_id, player=player, in_reply_to=in_reply_to, inbox_id=inbox_id)
+                        game_id=game_id, phase=None, player=player, in_reply_to=in_reply_to, inbox_id=inbox_id)
 
 
 def rejection(db, out: Outcome, to: str | None, mid: str | None, why: str) -> Outcome:
@@ -149,77 +228,139 @@ def _reason(ack) -> str:
 
 # --- what a command needs before it runs ------------------------------------------------------
 
-def _seat(m: Incoming) -> Outcome | None:
-    """Authenticate the player a message speaks for, by their registered address (the password
-    is each handler's to check). Sets `m.row`; returns the rejection when that fails."""
+def _find_seat(m: Incoming) -> tuple[str, str | None, bool] | None:
+    """Find and authenticate the seat a message speaks for, by its registered address (the
+    password is each handler's to check). Sets `m.row`; else returns (why, who to tell,
+    whether to tell at all)."""
     if m.is_mail and not m.sender:
         m.out.player = m.player_name
-        m.out.outcome, m.out.reason = "rejected", "no From address: orders are taken only from a sender who can be answered"
-        return m.out
+        return "no From address: orders are taken only from a sender who can be answered", None, False
     game_id = m.game_id
     if not m.player_name:
-        return m.reject(f"no PLAYER line: say who you are (PLAYER <name>); the players of {game_id} are "
-                        f"{', '.join(p['name'] for p in m.players)}")
-    row = next((p for p in m.players if p["name"] == m.player_name.lower()), None)
+        names = ", ".join(p["name"] for p in m.players)
+        return f"no PLAYER line: say who you are (PLAYER <name>); the players of {game_id} are {names}", m.reply_to, True
+    wanted = m.player_name.lower()
+    row = next((p for p in m.players if p["name"] == wanted), None) or next(
+        (p for p in m.players if p.get("person") and p["person"] == wanted), None)  # a replacement's own name
     if row is None:
-        return m.reject(f"unknown player '{header_safe(m.player_name, 40)}' in game {game_id}")
+        return f"unknown player '{header_safe(m.player_name, 40)}' in game {game_id}", m.reply_to, True
     m.out.player = row["name"]
     if not m.is_mail:
         m.reply_to = row.get("email")  # an order file's acknowledgement goes to the player's address
     elif row.get("email") and row["email"].lower() != m.sender.lower():
         log.warning("%s: orders for %s/%s from %s, not the registered address", m.item.origin, game_id, row["name"], m.sender)
-        return m.reject(f"sender mismatch: orders for {row['name']} in {game_id} are taken only from the player's registered address",
-                        to=m.sender)
+        return (f"sender mismatch: orders for {row['name']} in {game_id} are taken only from the player's registered address",
+                m.sender, True)
+    m.row = row
+    return None
+
+
+def _seat(m: Incoming) -> Outcome | None:
+    """`_find_seat` for a message that is one request (orders, REPORT): returns the rejection
+    (told to the sender) when it fails, or when the message holds no orders at all."""
+    refused = _find_seat(m)
+    if refused is not None:
+        why, to, tell = refused
+        if not tell:
+            m.out.outcome, m.out.reason = "rejected", why
+            return m.out
+        return m.reject(why, to=to)
     found = m.found
     if not found.has_content and not (found.block and found.block.placeholder):
         unread = f" (not opened: {', '.join(m.texts.unread)})" if m.texts.unread else ""
+        m.row = None
         return m.reject("no orders found: put your orders in the message text (or a .txt attachment), "
                         "starting with the GAME, PLAYER and PASSWORD lines of the order form" + unread)
     if found.block and found.block.placeholder and not found.block.password:
+        m.row = None
         return m.reject("no password: the PASSWORD line still reads 'your-password-here'; "
                         "put your password there (it was in your first report)")
-    m.row = row
     return None
+
+
+# --- answers ---------------------------------------------------------------------------------------
+
+@dataclass
+class Answer:
+    """What became of one request: done or refused, the sentence for the reply, the short
+    reason for the inbox, and (`document`) whether its own mail already answered it."""
+
+    ok: bool
+    text: str
+    reason: str = ""
+    outbox_id: int | None = None
+    document: bool = False
+
+    @staticmethod
+    def refused(why: str) -> Answer:
+        return Answer(False, why, why)
+
+
+def _password_ok(m: Incoming, what: str) -> str | None:
+    """None when the message's PASSWORD is the seat's; else why not (logged)."""
+    if m.password == m.row["password"]:
+        return None
+    if m.password:
+        log.warning("%s: %s for %s/%s with a wrong password", m.item.origin, what, m.game_id, m.row["name"])
+        return f"bad password: {what} needs your PASSWORD"
+    if m.found.block and m.found.block.placeholder:
+        return f"no password: {what} needs your PASSWORD (the PASSWORD line still reads 'your-password-here')"
+    return f"no password: {what} needs your PASSWORD line"
 
 
 # --- the handlers ---------------------------------------------------------------------------------
 
 def general_help(m: Incoming) -> Outcome:
-    """HELP naming no game: what this address is for, and the game types."""
+    """HELP naming no game: what this address is for, the mail commands, and the game types."""
     if not m.sender:
         return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
     return m.accept("help sent (general help: no game named)",
-                    m.notice(subject="[pbem] help", kind="help", text=GENERAL_HELP.format(types=", ".join(game_types()))))
+                    m.notice(subject="[pbem] help", kind="help",
+                             text=GENERAL_HELP.format(types=", ".join(game_types())) + mail_commands_help()))
 
 
 def game_help(m: Incoming) -> Outcome:
-    """HELP for a game: its order documentation."""
+    """HELP for a game: its order documentation, and the mail commands."""
     m.out.player = m.player_name
     m.out.outcome, m.out.reason = "accepted", "help sent"
     text = fill_in_form(markdown_to_text(order_doc(m.game["type"])), m.game_id, m.player_name)
-    m.out.outbox_id = m.notice(kind="help", subject=f"[{m.game_id}] order documentation ({m.game['type']})", text=text)
+    m.out.outbox_id = m.notice(kind="help", subject=f"[{m.game_id}] order documentation ({m.game['type']})",
+                               text=text.rstrip("\n") + "\n\n" + mail_commands_help())
     return m.out
+
+
+def _help(m: Incoming) -> Answer:
+    out = game_help(m) if m.game else general_help(m)
+    return Answer(out.outcome == "accepted", "the help is sent to you separately", out.reason, out.outbox_id, document=True)
 
 
 def report(m: Incoming) -> Outcome:
     """REPORT [TURN] with the player's PASSWORD: their latest (or that turn's) report again."""
-    game_id, row, found = m.game_id, m.row, m.found
-    if found.command_word is not None and found.command_arg is None:
-        return m.reject(f"not a turn number: REPORT '{header_safe(found.command_word, 20)}'; send REPORT alone for your "
-                        f"latest report, or REPORT N for turn N (1 to {m.game['phase']})")
-    password = found.block.password if found.block else None
-    if password != row["password"]:
-        log.warning("%s: REPORT for %s/%s with a wrong password", m.item.origin, game_id, row["name"])
-        return m.reject("bad password: REPORT needs your PASSWORD" if password else "no password: REPORT needs your PASSWORD line")
+    a = _report(m)
+    return m.accept(a.reason, a.outbox_id) if a.ok else m.reject(a.reason)
+
+
+def _report(m: Incoming) -> Answer:
+    game_id, row, r = m.game_id, m.row, m.request
+    word = r.arg if r else None
+    number = int(word) if word and word.isdigit() and len(word) <= 6 else None
+    if word is not None and number is None:
+        return Answer.refused(f"not a turn number: REPORT '{header_safe(word, 20)}'; send REPORT alone for your "
+                              f"latest report, or REPORT N for turn N (1 to {m.game['phase']})")
+    bad = _password_ok(m, "REPORT")
+    if bad:
+        return Answer.refused(bad)
     try:
-        text = host.report(m.db, game_id, row["name"], found.command_arg)
-        number = found.command_arg or m.game["phase"]
+        text = host.report(m.db, game_id, row["name"], number)
+        number = number or m.game["phase"]
     except NotFound as err:
-        return m.reject(f"no such report: {err}")
-    return m.accept(f"report sent (turn {number})", outbox.queue(
+        return Answer.refused(f"no such report: {err}")
+    oid = outbox.queue(
         m.db, kind="report", to_addr=m.reply_to, subject=f"[{game_id}] turn {number} report",
         body=text + outbox.footer(game_id), game_id=game_id, phase=number, player=row["name"],
-        in_reply_to=m.mid, inbox_id=m.out.inbox_id))
+        in_reply_to=m.mid, inbox_id=m.out.inbox_id)
+    return Answer(True, f"your report of turn {number} is sent to you separately", f"report sent (turn {number})", oid,
+                  document=True)
 
 
 def orders(m: Incoming) -> Outcome:
@@ -238,25 +379,242 @@ def orders(m: Incoming) -> Outcome:
     return out
 
 
+def _orders(m: Incoming) -> Answer:
+    out = orders(m)
+    return Answer(out.outcome == "accepted", f"{out.reason} (the acknowledgement, line by line, is sent to you separately)",
+                  out.reason, document=True)
+
+
+def _wait(on: bool) -> Callable[[Incoming], Answer]:
+    def handle(m: Incoming) -> Answer:
+        from pbem.host import controls
+
+        text = controls.wait(m.db, m.game_id, m.row["name"], on)
+        return Answer(True, text, "WAIT" if on else "NOWAIT")
+
+    handle.__doc__ = "WAIT: don't resolve this turn early for me." if on else "NOWAIT: take back a WAIT."
+    return handle
+
+
+_ABSENT = re.compile(r"^from[ \t]+(.+?)[ \t]+(?:to|until|till)[ \t]+(.+)$", re.IGNORECASE)
+
+
+def absent(m: Incoming) -> Answer:
+    """ABSENT FROM date TO date: deadlines inside move to its end, within the game's allowance."""
+    from pbem.host import controls
+
+    args = (m.request.arg or "").strip()
+    found = _ABSENT.match(args)
+    if not found:
+        return Answer.refused(f"not understood: '{header_safe(m.request.text, 80)}'; write ABSENT FROM 2026-12-01 TO 2026-12-05 "
+                              "(dates, or dates and times like 2026-12-01 18:00)")
+    text = controls.absent(m.db, m.game_id, m.row["name"], found.group(1).strip(), found.group(2).strip())
+    return Answer(True, text, "ABSENT")
+
+
+def set_address(m: Incoming) -> Answer:
+    """SET ADDRESS new@addr: everything goes to a new address; both addresses are told."""
+    from pbem.host import seats
+
+    raw = (m.request.arg or "").strip()
+    if not raw:
+        return Answer.refused("SET ADDRESS needs the new address: SET ADDRESS you@example.org")
+    new = clean_address(raw)
+    if not new or new != raw.strip("<>"):
+        return Answer.refused(f"'{header_safe(raw, 80)}' is not an email address; write SET ADDRESS you@example.org")
+    done = seats.set_address(m.db, m.game_id, m.row["name"], new, by=f"player:{m.row['name']}")
+    return Answer(True, f"SET ADDRESS: your address in game {m.game_id} is now {done['email']}; both addresses are told.",
+                  "SET ADDRESS")
+
+
+_NOT_SENT = ("SEND PASSWORD: a password is mailed only to the address registered for the seat, and only when "
+             "that address asks for it. Nothing was sent.")
+
+
+def send_password(m: Incoming) -> Answer:
+    """SEND PASSWORD, from the registered address: the password, mailed there and nowhere
+    else. From anyone else nothing is sent anywhere but this refusal, which tells nothing."""
+    from pbem.host import seats
+
+    if m.row is None or not m.is_mail or not m.row.get("email") or not m.sender \
+            or m.row["email"].lower() != m.sender.lower():
+        log.warning("%s: SEND PASSWORD for %s/%s from %s refused", m.item.origin, m.game_id, m.player_name, m.sender)
+        return Answer(False, _NOT_SENT, "SEND PASSWORD refused")
+    oid = seats.send_password(m.db, m.game_id, m.row["name"])
+    return Answer(True, "SEND PASSWORD: your password is mailed to your registered address.", "password sent", oid,
+                  document=True)
+
+
+def resign(m: Incoming) -> Answer:
+    """RESIGN: leave the game; the seat goes to the game's policy and the GM is told."""
+    from pbem.host import seats
+
+    return Answer(True, seats.resign(m.db, m.game_id, m.row["name"]), "RESIGN")
+
+
+def _propose(kind: str) -> Callable[[Incoming], Answer]:
+    def handle(m: Incoming) -> Answer:
+        from pbem.host import controls
+
+        return Answer(True, controls.propose(m.db, m.game_id, m.row["name"], kind), kind.upper())
+
+    handle.__doc__ = f"{kind.upper()}: a proposal; the game ends when every player still playing sends it this turn."
+    return handle
+
+
+def press(m: Incoming) -> Answer:
+    """PRESS TO name[,name] | PRESS TO ALL, its lines, ENDPRESS: delivered at once."""
+    from pbem.host import press as host_press
+
+    r = m.request
+    to = r.arg or ""
+    if not re.match(r"^to\b", to, re.IGNORECASE):
+        return Answer.refused(f"not understood: '{header_safe(r.text, 80)}'; write PRESS TO ALL, or PRESS TO name[,name], "
+                              "then your lines, then ENDPRESS")
+    if not r.ended:
+        return Answer.refused(f"'{header_safe(r.text, 80)}' has no ENDPRESS line: the press ends with a line ENDPRESS. "
+                              "Nothing was sent")
+    sent = host_press.send(m.db, m.game_id, m.row["name"], to, "\n".join(r.body), source=f"mail:{m.out.inbox_id}",
+                           inbox_id=m.out.inbox_id)
+    who = "everyone (public press)" if sent["recipients"] is None else ", ".join(sent["recipients"])
+    grey = " anonymously (grey press)" if sent["grey"] else ""
+    lines = len(sent["body"].split("\n"))
+    return Answer(True, f"press of {lines} line{'s' if lines != 1 else ''} sent{grey} to {who}.",
+                  f"press to {'all' if sent['recipients'] is None else ','.join(sent['recipients'])}")
+
+
+def list_games(m: Incoming) -> Answer:
+    """LIST: every game with its type, turn, state, deadline and who is awaited."""
+    from pbem.host import controls
+
+    games = controls.games_list(m.db)
+    if not games:
+        return Answer(True, "LIST: no games here yet.", "LIST")
+    lines = ["LIST: the games here", f"  {'game':<20} {'type':<8} {'turn':>4}  {'state':<8} {'deadline':<21} awaited"]
+    for g in games:
+        turn = str(g["turn"]) if g.get("turn") else "-"
+        state = g["state"] + (f" ({g['joined']}/{g['seats']})" if g["state"] == "open" and "seats" in g else "")
+        lines.append(f"  {g['id']:<20} {g['type']:<8} {turn:>4}  {state:<8} {g.get('deadline') or '-':<21} "
+                     f"{', '.join(g.get('awaited') or []) or '-'}")
+    return Answer(True, "\n".join(lines), "LIST")
+
+
+HISTORY_LIMIT = 400_000  # characters of reports in one HISTORY reply; beyond it the latest ones
+
+
+def history(m: Incoming) -> Answer:
+    """HISTORY GAME [TURN]: a game's public reports (every turn, or one), never a private one."""
+    gid, word = (m.request.args + (None, None))[:2]
+    gid = gid or m.tag_game or (m.game_id if m.game else None)
+    if not gid:
+        return Answer.refused("HISTORY needs a game: HISTORY GAME [TURN]")
+    game = _known_game(m.db, gid)
+    if game is None:
+        return Answer.refused(f"unknown game '{header_safe(gid, 40)}' (LIST shows the games)")
+    if word is not None and not (word.isdigit() and len(word) <= 6):
+        return Answer.refused(f"not a turn number: HISTORY {game['id']} '{header_safe(word, 20)}'; "
+                              f"turns 1 to {game['phase']} exist")
+    gid = game["id"]
+    if word is not None:
+        try:
+            text = host.report(m.db, gid, None, int(word))
+        except NotFound as err:
+            return Answer.refused(f"no such report: {err}")
+        title, numbers = f"[{gid}] history: turn {int(word)} (public report)", [int(word)]
+    else:
+        parts: list[str] = []
+        size = 0
+        for n in range(game["phase"], 0, -1):
+            t = host.report_text(m.db, gid, n, None)
+            if t is None:
+                continue
+            if size + len(t) > HISTORY_LIMIT and parts:
+                parts.append(f"(turns 1 to {n}: too long for one message; send HISTORY {gid} N for turn N)\n")
+                break
+            parts.append(t)
+            size += len(t)
+        if not parts:
+            return Answer.refused(f"game {gid} has no public report yet")
+        text = ("\n" + "=" * 78 + "\n\n").join(reversed(parts))
+        title, numbers = f"[{gid}] history: the public reports", list(range(1, game["phase"] + 1))
+    oid = outbox.queue(m.db, kind="history", to_addr=m.reply_to, subject=title, body=text + outbox.footer(gid),
+                       game_id=gid, phase=numbers[-1], player=None, in_reply_to=m.mid, inbox_id=m.out.inbox_id)
+    return Answer(True, f"HISTORY: the public report{'s' if len(numbers) > 1 else ''} of {gid} "
+                        "sent to you separately", "HISTORY", oid, document=True)
+
+
+def _game_arg(m: Incoming, what: str) -> str | None:
+    return m.request.arg or m.tag_game or m.found.inherited("game")
+
+
+def join(m: Incoming) -> Answer:
+    """JOIN GAME [NAME]: a seat in a game open for sign-up, for the sender's address."""
+    from pbem.host import seats
+
+    gid = _game_arg(m, "JOIN")
+    if not gid:
+        return Answer.refused("JOIN needs a game: JOIN GAME [NAME] (LIST shows the games open for sign-up)")
+    name = m.request.args[1] if len(m.request.args) > 1 else None
+    player, password = seats.join(m.db, gid, m.sender, name, turns=m.ctx.turns)
+    gid = gid.lower()
+    return Answer(True, f"JOIN: you have a seat in game {gid} as {player}.\nYour password: {password}\n"
+                        "Put it on the PASSWORD line of your orders; keep it to yourself. Your first report comes "
+                        "when the game starts.", f"JOIN {gid} as {player}")
+
+
+def observe(m: Incoming) -> Answer:
+    """OBSERVE GAME: each turn's public report of a game, to the sender's address."""
+    from pbem.host import seats
+
+    gid = _game_arg(m, "OBSERVE")
+    if not gid:
+        return Answer.refused("OBSERVE needs a game: OBSERVE GAME (LIST shows the games)")
+    return Answer(True, seats.observe(m.db, gid, m.sender), f"OBSERVE {gid.lower()}")
+
+
 @dataclass(frozen=True)
 class Command:
     """A mail command: what it needs before it runs, and its handler.
 
-    `needs`: "game" (a known game; the sender need not be a player) or "player" (a player of
-    the game, authenticated by their registered address). `without_game` answers the command
-    when the message names no game (None: such a message is ignored)."""
+    `needs`: "nothing" (LIST, HISTORY: public things), "sender" (JOIN, OBSERVE: a sender's
+    address to answer), "game" (a known game; the sender need not be a player), "seat" (a
+    player of the game, found by their PLAYER line or registered address; no password:
+    SEND PASSWORD) or "player" (a player authenticated by their registered address and, in
+    `answer`, their PASSWORD). `handle` answers the command when it is a message's only
+    request (the old single-request path); `answer` answers it among others.
+    `without_game` answers it when the message names no game (None: it needs one)."""
 
     name: str
     needs: str
-    handle: Callable[[Incoming], Outcome]
+    handle: Callable[[Incoming], Outcome] | None = None
     without_game: Callable[[Incoming], Outcome] | None = None
+    answer: Callable[[Incoming], Answer] | None = None
+    word: str = ""  # how the reply names it
+
+    @property
+    def title(self) -> str:
+        return self.word or self.name.upper().replace("_", " ")
 
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (
-    Command("help", "game", game_help, without_game=general_help),
-    Command("report", "player", report),
-    Command("orders", "player", orders),
+    Command("help", "game", game_help, without_game=general_help, answer=_help),
+    Command("report", "player", report, answer=_report),
+    Command("orders", "player", orders, answer=_orders),
+    Command("wait", "player", answer=_wait(True)),
+    Command("nowait", "player", answer=_wait(False)),
+    Command("absent", "player", answer=absent),
+    Command("set_address", "player", answer=set_address),
+    Command("send_password", "seat", answer=send_password),
+    Command("resign", "player", answer=resign),
+    Command("draw", "player", answer=_propose("draw")),
+    Command("concede", "player", answer=_propose("concede")),
+    Command("press", "player", answer=press),
+    Command("list", "nothing", answer=list_games),
+    Command("history", "nothing", answer=history),
+    Command("join", "sender", answer=join),
+    Command("observe", "sender", answer=observe),
 )}
+_LEGACY = ("orders", "report", "help")  # answered as before when a message carries nothing else
 
 
 # --- dispatching ----------------------------------------------------------------------------------
@@ -278,7 +636,7 @@ def _unknown_game(m: Incoming, game_id: str) -> Outcome:
     found = m.found
     m.out.game_id = game_id
     looks_like_orders = found.block is not None and (found.block.player or found.block.password or found.block.placeholder)
-    if not looks_like_orders:
+    if not looks_like_orders and not any(r.name != "help" for r in found.requests):
         m.out.game_id = None
         return m.ignore(f"not for any game: '{header_safe(game_id, 40)}' is no game here")
     if m.is_mail and not m.sender:
@@ -304,8 +662,19 @@ def _who(m: Incoming) -> str | None:
     return name
 
 
+def _request_list(found: Found) -> list[Request | None]:
+    """The message's requests in the order of their lines; None stands for its orders (at the
+    line of their first order, or of the password when the block has no order line)."""
+    items: list[tuple[int, Request | None]] = [(r.line, r) for r in found.requests]
+    if found.has_orders:
+        block = found.block
+        first = block.numbers[0] if block.numbers else (block.password_line or 0)
+        items.append((first, None))
+    return [r for _, r in sorted(items, key=lambda x: x[0])]
+
+
 def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx: Context) -> Outcome:
-    """One message to its outcome: screened, routed to its game, answered by its command."""
+    """One message to its outcome: screened, routed to its game, answered by its command(s)."""
     m = Incoming(db, item, raw, msg, out, ctx)
     m.sender = m.reply_to = sender_of(msg)
     m.mid = msgid_ok(raw_header(msg, "Message-ID")) if msg is not None else None
@@ -316,7 +685,7 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
         if why:
             return m.ignore(why)
 
-    tag_game = _tagged_game(m)
+    tag_game = m.tag_game = _tagged_game(m)
     if len(raw) > ctx.max_bytes:
         out.game_id = tag_game
         if not tag_game:
@@ -326,6 +695,11 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
 
     m.texts = all_texts(msg) if m.is_mail else Texts([("order file", decode_bytes(raw))])
     m.found = choose(m.texts)
+    requests = _request_list(m.found)
+    if len(requests) > 1 or (requests and requests[0] is not None and requests[0].name not in _LEGACY):
+        return _many(m, requests)
+    if requests and requests[0] is not None:
+        m.request = requests[0]
     command = COMMANDS[m.found.command or "orders"]
     game_id = m.found.inherited("game") or tag_game
     if not game_id:
@@ -343,3 +717,122 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
         if refused is not None:
             return refused
     return command.handle(m)
+
+
+# --- several requests in one message ---------------------------------------------------------------
+
+def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
+    """A message with several requests (or a command other than REPORT and HELP): each
+    answered on its own, in its own savepoint, in the order of its lines; one reply tells
+    what became of each (see the module docstring)."""
+    db, out = m.db, m.out
+    if m.is_mail and not m.sender:
+        out.outcome, out.reason = "rejected", "no From address: commands are taken only from a sender who can be answered"
+        return out
+    game_id = m.found.inherited("game") or m.tag_game
+    unknown: str | None = None
+    if game_id:
+        m.game = _known_game(db, game_id)
+        if m.game:
+            out.game_id = m.game["id"]
+            m.players = host.players(db, m.game["id"])
+            m.player_name = _who(m)
+        else:
+            unknown = game_id
+    needs_game = [r for r in requests if r is None or (COMMANDS[r.name].needs in ("player", "seat"))]
+    if not game_id and not any(r is not None and COMMANDS[r.name].needs in ("nothing", "sender") or
+                               (r is not None and r.name == "help") for r in requests):
+        return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
+    if unknown and needs_game and not any(r is not None and COMMANDS[r.name].needs in ("nothing", "sender")
+                                          for r in requests):
+        return _unknown_game(m, unknown)
+    seat_checked = False
+    seat_refusal: str | None = None
+    answers: list[tuple[Request | None, Answer]] = []
+    for r in requests:
+        m.request = r
+        command = COMMANDS["orders" if r is None else r.name]
+        answer: Answer
+        if command.needs in ("player", "seat"):
+            if not m.game:
+                answer = Answer.refused(f"unknown game '{header_safe(unknown, 40)}'" if unknown else
+                                        "no game named: put GAME <game id> on a line, or [GAME_ID] in the subject")
+                answers.append((r, answer))
+                continue
+            if not seat_checked:
+                seat_checked = True
+                refused = _find_seat(m)
+                seat_refusal = refused[0] if refused else None
+            if seat_refusal and command.needs == "seat":
+                answers.append((r, Answer(False, _NOT_SENT, "SEND PASSWORD refused")))
+                continue
+            if seat_refusal:
+                answers.append((r, Answer.refused(seat_refusal)))
+                continue
+            if command.needs == "player" and r is not None and r.name != "report":
+                bad = _password_ok(m, command.title)
+                if bad:
+                    answers.append((r, Answer.refused(bad)))
+                    continue
+        elif command.needs == "sender" and not m.sender:
+            answers.append((r, Answer.refused(f"{command.title} needs a From address to answer")))
+            continue
+        answers.append((r, _run(m, command)))
+    return _conclude(m, answers)
+
+
+def _run(m: Incoming, command: Command) -> Answer:
+    """One request's handler, in its own savepoint: refused (a PbemError), it changes nothing.
+    (A handler that refuses by its answer has written nothing; refused orders are kept, as
+    every submission is, with their acknowledgement.)"""
+    try:
+        with m.db.atomic():
+            return command.answer(m)
+    except PbemError as err:
+        return Answer.refused(str(err))
+
+
+def _describe(r: Request | None, m: Incoming) -> str:
+    if r is None:
+        block = m.found.block
+        first = block.numbers[0] if block.numbers else block.password_line
+        n = len(block.orders)
+        return f"line {first}: your orders ({n} line{'s' if n != 1 else ''})"
+    shown = header_safe(r.text, 80)
+    if r.name == "press":
+        n = len(r.body)
+        return f"line {r.line}: {shown} ({n} line{'s' if n != 1 else ''})"
+    return f"line {r.line}: {shown}"
+
+
+def _conclude(m: Incoming, answers: list[tuple[Request | None, Answer]]) -> Outcome:
+    """The message's one outcome, and the one reply that tells what became of each request."""
+    out = m.out
+    done = [a for _, a in answers if a.ok]
+    out.outcome = "accepted" if done else "rejected"
+    out.reason = "; ".join(a.reason for _, a in answers if a.reason)[:500]
+    if len(answers) == 1 and not answers[0][1].ok:
+        out.reason = answers[0][1].reason
+    told = [(r, a) for r, a in answers if not (a.ok and a.document and r is not None) and not (r is None and a.ok)]
+    orders_only_failed = len(answers) == 1 and answers[0][0] is None
+    if not told or orders_only_failed or (m.is_mail and not m.sender) or not m.reply_to:
+        ids = [a.outbox_id for _, a in answers if a.outbox_id]
+        out.outbox_id = out.outbox_id or (ids[0] if ids else None)
+        return out
+    refused = sum(1 for _, a in answers if not a.ok)
+    lines = ["pbem: your message, request by request", ""]
+    for r, a in answers:
+        lines.append(_describe(r, m))
+        mark = "done" if a.ok else "REFUSED"
+        text = a.text.rstrip("\n").split("\n")
+        lines.append(f"  {mark}: {text[0]}")
+        lines.extend("  " + t if t else "" for t in text[1:])
+        lines.append("")
+    if refused:
+        lines.append("A refused request changed nothing" + ("; the others were carried out." if done else
+                                                             ". Any orders you sent earlier still stand."))
+    tag = f"[{m.game_id}] " if m.game_id else "[pbem] "
+    verdict = "done" if not refused else ("REFUSED" if not done else f"{len(done)} done, {refused} refused")
+    oid = m.notice(subject=f"{tag}your commands: {verdict}", text="\n".join(lines) + "\n", to=m.reply_to)
+    out.outbox_id = oid or out.outbox_id
+    return out

@@ -1,6 +1,10 @@
 """Finding the orders in a text: quotes, attributions, forwarded headers, signatures and
 mobile footers recognised; the order block the player wrote in chosen. Pure text in, order
-lines out."""
+lines out -- and the requests the player typed around them: mail commands (REPORT, HELP, WAIT,
+NOWAIT, ABSENT, SET ADDRESS, SEND PASSWORD, RESIGN, JOIN, OBSERVE, LIST, HISTORY, DRAW,
+CONCEDE), each on a line of its own, and press blocks (PRESS TO ... ENDPRESS), each with its
+line number in the text as the player wrote it. A command line is never an order, and a
+press block's lines are neither orders nor commands."""
 
 from __future__ import annotations
 
@@ -8,38 +12,60 @@ import logging
 import re
 from dataclasses import dataclass, field
 
-
 from pbem.mail.mime import Texts
 
 log = logging.getLogger("pbem.mail")
 
 MAX_LINE_CHARS = 1000  # longer lines are cut (orders are short; read_script rejects > 500)
+MAX_PRESS_LINE_CHARS = 10_000  # a press line is cut only beyond this (the press limit refuses such a message whole)
 PLACEHOLDER_PASSWORDS = {"your-password-here", "<password>", "your-password", "yourpassword", "password"}
 
 
 # --- the orders in a text ---------------------------------------------------------------------
 
 _QUOTE = re.compile(r"^((?:[ \t]{0,3}>)+)[ \t]?")
-_HEADER = re.compile(r"^(game|player|password)(?:[ \t]*[:=][ \t]*|[ \t]+)(\S+)$", re.I)
-_END = re.compile(r"^end\.?$", re.I)
-_COMMAND = re.compile(r"^(report|help)(?:[ \t]+(\S{1,20}))?$", re.I)  # the argument is checked by its handler
+_HEADER = re.compile(r"^(game|player|password)(?:[ \t]*[:=][ \t]*|[ \t]+)(\S+)$", re.IGNORECASE)
+_END = re.compile(r"^end\.?$", re.IGNORECASE)
+_COMMAND = re.compile(r"^(report|help)(?:[ \t]+(\S{1,20}))?$", re.IGNORECASE)  # the argument is checked by its handler
+# The other mail commands: a line is one when it has its command's shape, whatever its case; its
+# arguments are checked by its handler (so that bad ones get a clear reply). A line's first
+# word alone never makes it a command: "Draw me a map" is not DRAW.
+_COMMANDS = (
+    ("wait", re.compile(r"^wait\.?$", re.IGNORECASE)),
+    ("nowait", re.compile(r"^no[ \t]?wait\.?$", re.IGNORECASE)),
+    ("absent", re.compile(r"^absent(?:[ \t]+(from[ \t].*|.*))?$", re.IGNORECASE)),
+    ("set_address", re.compile(r"^set[ \t]+address(?:[ \t]+(.*))?$", re.IGNORECASE)),
+    ("send_password", re.compile(r"^send[ \t]+(?:my[ \t]+)?password\.?$", re.IGNORECASE)),
+    ("resign", re.compile(r"^resign\.?$", re.IGNORECASE)),
+    ("join", re.compile(r"^join(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),
+    ("observe", re.compile(r"^observe(?:[ \t]+(\S+))?$", re.IGNORECASE)),
+    ("list", re.compile(r"^list\.?$", re.IGNORECASE)),
+    ("history", re.compile(r"^history(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),
+    ("draw", re.compile(r"^draw\.?$", re.IGNORECASE)),
+    ("concede", re.compile(r"^concede\.?$", re.IGNORECASE)),
+)
+# PRESS TO name[,name] | PRESS TO ALL, the message's lines, ENDPRESS: only a line that starts
+# "PRESS TO" opens a press block (prose like "Press the button" must not swallow the orders below)
+_PRESS = re.compile(r"^press[ \t]+(to(?:[ \t,].*)?)$", re.IGNORECASE)
+_ENDPRESS = re.compile(r"^end[ \t]?press\.?$", re.IGNORECASE)
+MAX_PRESS_LINES = 2000  # a press block longer than this is cut (the press limit refuses it anyway)
 _ATTRIBUTION = re.compile(
     r"(wrote|writes|schrieb|a écrit|escribió|ha scritto|schreef|skrev|kirjoitti|napisał|написал\(а\)|написал|написала)\s*:\s*$",
-    re.I,
+    re.IGNORECASE,
 )
 _SEPARATOR = re.compile(
     r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht|message d'origine|weitergeleitete nachricht|mensaje original)\s*-{2,}"
     r"|begin forwarded message:)$",
-    re.I,
+    re.IGNORECASE,
 )
 _SECTION_HEADER = re.compile(
     r"^\*?(from|sent|date|to|cc|subject|reply-to|von|gesendet|an|betreff|datum|de|envoyé|à|objet|enviado|para|asunto)\*?\s*:",
-    re.I,
+    re.IGNORECASE,
 )
 _MOBILE = re.compile(
     r"^(sent from my \S.*|sent from (mail|outlook|yahoo mail|proton ?mail|gmail)\b.*|get outlook for (ios|android).*"
     r"|sent via \S.*|sent with proton ?mail.*|von meinem \S.* gesendet|envoyé de mon \S.*|enviado desde mi \S.*)$",
-    re.I,
+    re.IGNORECASE,
 )
 
 
@@ -50,9 +76,9 @@ def clean_lines(text: str) -> list[tuple[int, str]]:
     return [(depth, line) for _, depth, line in numbered_lines(text)]
 
 
-def numbered_lines(text: str) -> list[tuple[int, int, str]]:
+def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, int, str]]:
     """`clean_lines` with each line's number in the text as the player wrote it (1-based,
-    blank lines counted): (number, quote depth, text)."""
+    blank lines counted): (number, quote depth, text), each line cut to `limit` characters."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "").replace("\u200b", "").replace("\xa0", " ")
     raw = text.split("\n")
     out: list[tuple[int, int, str]] = []
@@ -61,7 +87,7 @@ def numbered_lines(text: str) -> list[tuple[int, int, str]]:
     i, n = 0, len(raw)
 
     def split(line: str) -> tuple[int, str]:
-        line = line[: MAX_LINE_CHARS * 4] if len(line) > MAX_LINE_CHARS * 4 else line
+        line = line[: limit * 4] if len(line) > limit * 4 else line
         m = _QUOTE.match(line)
         if m:
             return m.group(1).count(">"), line[m.end():]
@@ -69,8 +95,8 @@ def numbered_lines(text: str) -> list[tuple[int, int, str]]:
 
     def section_header_at(j: int) -> bool:
         """An Outlook/forward header block starts at line j: From:, then Sent/Date and Subject."""
-        d, first = split(raw[j])
-        if not re.match(r"^\*?(from|von|de)\*?\s*:\s*\S", first.strip(), re.I):
+        _, first = split(raw[j])
+        if not re.match(r"^\*?(from|von|de)\*?\s*:\s*\S", first.strip(), re.IGNORECASE):
             return False
         names = set()
         for k in range(j + 1, min(j + 8, n)):
@@ -103,7 +129,7 @@ def numbered_lines(text: str) -> list[tuple[int, int, str]]:
         if _ATTRIBUTION.search(stripped):
             i += 1
             continue
-        if re.match(r"^(on|am|le|el|il|op)\s", stripped, re.I) and i + 1 < n and _ATTRIBUTION.search(split(raw[i + 1])[1].strip()):
+        if re.match(r"^(on|am|le|el|il|op)\s", stripped, re.IGNORECASE) and i + 1 < n and _ATTRIBUTION.search(split(raw[i + 1])[1].strip()):
             i += 2
             continue
         if sig_depth is not None:
@@ -115,9 +141,47 @@ def numbered_lines(text: str) -> list[tuple[int, int, str]]:
             sig_depth = depth
             i += 1
             continue
-        out.append((i + 1, depth, stripped[:MAX_LINE_CHARS]))
+        out.append((i + 1, depth, stripped[:limit]))
         i += 1
     return out
+
+
+_FIRST_WORDS = frozenset(("report", "help", "wait", "wait.", "nowait", "nowait.", "no", "absent", "set", "send", "resign",
+                          "resign.", "join", "observe", "list", "list.", "history", "draw", "draw.", "concede", "concede."))
+
+
+def command_of(line: str) -> tuple[str, tuple[str | None, ...]] | None:
+    """The mail command a line is (its name and its arguments as typed), or None."""
+    first = line.split(None, 1)[0].lower() if line else ""
+    if first not in _FIRST_WORDS:
+        return None  # most lines: no regular expression tried
+    m = _COMMAND.match(line)
+    if m:
+        return m.group(1).lower(), (m.group(2),)
+    for name, pattern in _COMMANDS:
+        m = pattern.match(line)
+        if m:
+            return name, tuple(g.strip() if g else None for g in m.groups())
+    return None
+
+
+@dataclass
+class Request:
+    """One mail command of a message: its name, its arguments as typed, and where it stands
+    (its line number is the player's own). A press block also carries its lines."""
+
+    name: str  # report, help, wait, nowait, absent, set_address, send_password, resign, join, ...
+    args: tuple[str | None, ...]
+    line: int
+    text: str  # the line as typed, for quoting in the reply
+    depth: int
+    body: list[str] = field(default_factory=list)  # press: the message, line by line
+    ended: bool = True  # press: closed by its ENDPRESS line
+    in_block: bool = False  # typed inside an order block (between its header and END)
+
+    @property
+    def arg(self) -> str | None:
+        return self.args[0] if self.args else None
 
 
 @dataclass
@@ -132,27 +196,30 @@ class Block:
     ended: bool = False
     numbers: list[int] = field(default_factory=list)  # each order's line number in the text
     password_line: int = 0
+    requests: list[Request] = field(default_factory=list)  # the commands and press typed inside it
 
     @property
     def content_depth(self) -> int | None:
-        depths = [d for d, _ in self.orders]
+        depths = [d for d, _ in self.orders] + [r.depth for r in self.requests]
         if self.password:
             depths.append(self.password_depth)
         return min(depths) if depths else None
 
-    @property
-    def commands(self) -> list[re.Match]:
-        return [m for m in (_COMMAND.match(t) for _, t in self.orders) if m]
-
 
 @dataclass
 class Found:
+    """What a text asks for: the order block that counts (`block`), every block, and the
+    requests -- the mail commands and press blocks the player typed (`requests`, in the
+    order of their lines). `command` is the first request of a message without orders (a
+    message that is only a request); `command_word`/`command_arg` its argument."""
+
     block: Block | None = None
     blocks: list[Block] = field(default_factory=list)
-    command: str | None = None  # report | help
+    command: str | None = None  # the first request of a message that holds no orders
     command_arg: int | None = None
     command_word: str | None = None  # the argument as typed (REPORT -1: "-1", no turn number)
     where: str = ""
+    requests: list[Request] = field(default_factory=list)
 
     def inherited(self, attr: str) -> str | None:
         if self.block and getattr(self.block, attr):
@@ -163,16 +230,44 @@ class Found:
         return None
 
     @property
+    def has_orders(self) -> bool:
+        """Whether the message carries orders to submit: order lines, or an order block with
+        nothing else in it (a password alone: "no orders, use the defaults")."""
+        if self.block is None or self.block.content_depth is None:
+            return False
+        return bool(self.block.orders) or not self.requests
+
+    @property
     def has_content(self) -> bool:
-        return bool(self.block and self.block.content_depth is not None) or bool(self.command)
+        return bool(self.block and self.block.content_depth is not None) or bool(self.requests)
 
 
 def find_orders(text: str) -> Found:
-    """The order blocks of a text and the one that counts (see the module docstring)."""
+    """The order blocks of a text, the one that counts, and the requests typed around it (see
+    the module docstring).
+
+    A request (a command line, or a press block from PRESS TO to ENDPRESS) counts when the
+    player typed it: unquoted (inside an order block or not), or inside the order block that
+    counts (a form filled in within the quote). A
+    press block's lines are its message, never orders or commands; one without ENDPRESS is
+    kept as unterminated (its handler refuses it: nothing of a message is sent by guess)."""
     blocks: list[Block] = []
-    loose: list[tuple[int, str]] = []
+    loose: list[Request] = []
     cur: Block | None = None
-    for number, depth, line in numbered_lines(text):
+    press: Request | None = None
+    for number, depth, full in numbered_lines(text, MAX_PRESS_LINE_CHARS):
+        line = full[:MAX_LINE_CHARS]  # a press line is kept whole (up to its own limit); any other is cut
+        if press is not None:
+            if depth < press.depth:
+                press = None  # a shallower line: the block was never closed (press.ended stays False)
+            elif depth == press.depth and _ENDPRESS.match(line):
+                press.ended = True
+                press = None
+                continue
+            else:
+                if len(press.body) < MAX_PRESS_LINES:
+                    press.body.append("> " * (depth - press.depth) + full if depth > press.depth else full)
+                continue
         if cur is not None and depth > cur.base:
             cur = None  # a deeper quote begins: the block typed above it is over
         if not line or line.startswith("#"):
@@ -196,11 +291,24 @@ def find_orders(text: str) -> Found:
                 cur.ended = True
                 cur = None
             continue
-        if cur is not None:
+        pm = _PRESS.match(line)
+        if pm:
+            press = Request("press", ((pm.group(1) or "").strip() or None,), number, line, depth, ended=False,
+                            in_block=cur is not None)
+            (cur.requests if cur is not None else loose).append(press)
+            continue
+        if _ENDPRESS.match(line):
+            continue  # a stray ENDPRESS closes nothing
+        command = command_of(line)
+        if command:
+            request = Request(command[0], command[1], number, line, depth, in_block=cur is not None)
+            (cur.requests if cur is not None else loose).append(request)
+        elif cur is not None:
             cur.orders.append((depth, line))
             cur.numbers.append(number)
-        else:
-            loose.append((depth, line))
+    for r in loose + [r for b in blocks for r in b.requests]:
+        while r.body and not r.body[-1].strip():
+            r.body.pop()  # the blank lines before ENDPRESS (or the end) are no part of the message
     found = Found(blocks=blocks)
     with_content = [b for b in blocks if b.content_depth is not None]
     if with_content:
@@ -208,14 +316,17 @@ def find_orders(text: str) -> Found:
         found.block = [b for b in with_content if b.content_depth == best][-1]
     elif blocks:
         found.block = blocks[-1]
-    commands = found.block.commands if found.block and found.block.orders and len(found.block.commands) == len(found.block.orders) else []
-    if not commands and not (found.block and found.block.orders):
-        commands = [m for m in (_COMMAND.match(t) for d, t in loose if d == 0) if m]
-    if commands:
-        found.command = commands[0].group(1).lower()
-        word = commands[0].group(2)
-        found.command_word = word
-        found.command_arg = int(word) if word and word.isdigit() and len(word) <= 6 else None
+    typed = {id(r): r for r in loose + [r for b in blocks for r in b.requests] if r.depth == 0}
+    if found.block is not None:
+        typed.update((id(r), r) for r in found.block.requests)
+    found.requests = sorted(typed.values(), key=lambda r: r.line)
+    if found.requests and not (found.block and found.block.orders):
+        first = found.requests[0]
+        found.command = first.name
+        if first.name in ("report", "help"):
+            word = first.arg
+            found.command_word = word
+            found.command_arg = int(word) if word and word.isdigit() and len(word) <= 6 else None
     return found
 
 

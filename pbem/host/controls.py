@@ -1,0 +1,705 @@
+"""The GM's controls between deadlines, as library functions over the store.
+
+Every GM action (a deadline moved, a pause, an option changed, a seat changed, the game
+ended) is a row of `gm_actions` (who, what, when, why: `record_action`) and is announced to
+the players it affects (`announce`: mail through the outbox, and a row of `announcements` the
+site shows). Each function checks everything first and raises a PbemError subclass with a
+message that quotes the input, so that bad input changes nothing.
+
+Deadlines: `set_deadline`, `pause`, `resume`; game options: `set_option` (grace, remind, early,
+absences, press, seat_policy, gm_email; see OPTIONS); `remind` (due reminders and "late"
+notices, each once per phase); players' WAIT (`wait`) and `absent`; `games_list` (`pbem
+list`); `end_game` and the players' votes (`propose`).
+
+Choices (what a player of an email judge would expect):
+- A paused game has no deadline: it keeps the time that was left and `resume` gives it back
+  (or sets the deadline given). Orders are still taken while paused; nothing resolves.
+- Grace: once the deadline has passed, the players still missing get one "late" notice and
+  the turn waits `grace` longer before the defaults (NMR) apply.
+- Bot and vacant seats are never awaited: a bot's orders are made at resolution, a vacant
+  seat gets the defaults. They do not vote on a draw or concession either.
+- DRAW: the game ends drawn, shared by every seat, when every voting player has proposed it
+  in the same turn. CONCEDE: "I give up, score the game as it stands": when every voting
+  player who is not among the leaders (the highest score by the game's rules) has conceded
+  in the same turn, the game ends and the leaders win (a leader's own concession counts
+  too, so a game where everyone is level ends shared by all).
+- Absences: each player may declare `absences` days per game (default 7). A deadline that
+  falls inside a declared absence moves to its end; the part of an absence beyond the
+  allowance is not recorded, and the player is told that the defaults apply then.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pbem.core.errors import InputError, NotFound, PbemError
+from pbem.host import outbox, read, schedule
+from pbem.host.read import HOST_DEFAULTS, host_options
+from pbem.host.store import dumps, loads
+
+__all__ = [
+    "OPTIONS", "absent", "announce", "end_game", "games_list", "pause", "propose", "record_action", "remind",
+    "resume", "set_deadline", "set_option", "split_options", "validate_options", "wait",
+]
+
+_DURATION = re.compile(r"^\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*$", re.IGNORECASE)
+_TRUE = {"1", "true", "yes", "y", "on"}
+_FALSE = {"0", "false", "no", "n", "off"}
+
+
+# --- game options --------------------------------------------------------------------------
+
+def parse_duration(text: str, what: str = "duration", allow_zero: bool = True) -> timedelta:
+    """'24h', '3d', '2d12h', '90m' (and '0' or 'off' for none, when allowed) as a timedelta."""
+    raw = str(text if text is not None else "").strip()
+    if allow_zero and raw.lower() in ("0", "off", "none"):
+        return timedelta(0)
+    m = _DURATION.match(raw)
+    if not raw or not m or not any(m.groups()):
+        raise InputError(f"{what} '{raw}' is not a duration like 24h, 3d, 2d12h or 90m")
+    d, h, mins = (int(x or 0) for x in m.groups())
+    value = timedelta(days=d, hours=h, minutes=mins)
+    if value <= timedelta(0) and not allow_zero:
+        raise InputError(f"{what} '{raw}' must be longer than zero")
+    if value > timedelta(days=366):
+        raise InputError(f"{what} '{raw}' is longer than a year")
+    return value
+
+
+def _duration_option(name: str):
+    def check(value: str) -> str:
+        td = parse_duration(value, f"{name}")
+        return "off" if not td else str(value).strip().lower().replace(" ", "")
+    return check
+
+
+def _bool_option(name: str):
+    def check(value: str) -> str:
+        word = str(value).strip().lower()
+        if word in _TRUE:
+            return "on"
+        if word in _FALSE:
+            return "off"
+        raise InputError(f"{name} '{value}' is not on or off")
+    return check
+
+
+def _absences(value: str) -> str:
+    word = str(value).strip()
+    if not word.isdigit() or int(word) > 365:
+        raise InputError(f"absences '{value}' is not a number of days from 0 to 365")
+    return str(int(word))
+
+
+def _choice(name: str, allowed: tuple[str, ...]):
+    def check(value: str) -> str:
+        word = str(value).strip().lower()
+        if word not in allowed:
+            raise InputError(f"{name} '{value}' is not one of {', '.join(allowed)}")
+        return word
+    return check
+
+
+def _gm_email(value: str) -> str:
+    word = str(value).strip()
+    if word.lower() in ("", "none", "off"):
+        return ""
+    try:
+        return clean_email(word)
+    except PbemError:
+        raise InputError(f"gm_email '{value}' is not an email address") from None
+
+
+# name: (check, what it means); defaults in pbem.host.read.HOST_DEFAULTS
+OPTIONS = {
+    "grace": (_duration_option("grace"), "after the deadline, missing players get a 'late' notice and the turn waits this long before NMR (e.g. 12h; off)"),
+    "remind": (_duration_option("remind"), "awaited players are reminded this long before the deadline, once per turn (e.g. 24h; off)"),
+    "early": (_bool_option("early"), "on: resolve before the deadline as soon as every player asked is ready; off: wait for the deadline"),
+    "absences": (_absences, "days of absence (ABSENT) each player may declare in this game"),
+    "press": (_choice("press", ("none", "white", "grey")), "none, white (signed) or grey (anonymous to the players) press"),
+    "seat_policy": (_choice("seat_policy", ("vacant", "bot")), "what a RESIGN leaves: a vacant seat (default orders) or a bot"),
+    "gm_email": (_gm_email, "the GM's address: resignations and other player notices go there"),
+}
+
+
+def clean_email(value: str | None) -> str:
+    """A plain email address pbem can write, or a clean error quoting the input (the checker of
+    pbem.host.addresses when there is one, else the outbox's)."""
+    try:
+        from pbem.host.addresses import check_address
+    except ImportError:
+        check_address = None
+    if check_address is not None:
+        return check_address(value)
+    addr = outbox.clean_address(value)
+    if not addr or addr != str(value or "").strip():
+        raise InputError(f"'{value}' is not an email address")
+    return addr
+
+
+def split_options(options: dict[str, str] | None) -> tuple[dict[str, str], dict[str, str]]:
+    """(the game rules' options, the host's options): keys the host knows (OPTIONS) are the
+    host's; the rest belong to the game's rules."""
+    rules_opts, host_opts = {}, {}
+    for key, value in (options or {}).items():
+        (host_opts if key.strip().lower() in OPTIONS else rules_opts)[key] = value
+    return rules_opts, validate_options(host_opts)
+
+
+def validate_options(options: dict[str, str]) -> dict[str, str]:
+    """The host options, checked and normalised; InputError quoting the first bad one."""
+    out = {}
+    for key, value in options.items():
+        name = key.strip().lower()
+        if name not in OPTIONS:
+            raise InputError(f"unknown game option '{key}'; the options are {', '.join(OPTIONS)}")
+        out[name] = OPTIONS[name][0](value)
+    return out
+
+
+def option_columns(options: dict[str, str]) -> dict:
+    """The games columns that mirror options so that `due_games` can use them in SQL."""
+    merged = {**HOST_DEFAULTS, **options}
+    grace = parse_duration(merged["grace"])
+    return {"host_options": dumps(options), "grace": int(grace.total_seconds()), "early": int(merged["early"] == "on")}
+
+
+def set_option(db, game_id: str, key: str, value: str, *, by: str = "gm") -> dict:
+    """Change one game option (`pbem set GAME KEY VALUE`); recorded and announced."""
+    game = read.game(db, game_id)
+    name = (key or "").strip().lower()
+    checked = validate_options({name: value})[name]
+    options = loads(game.get("host_options")) or {}
+    old = {**HOST_DEFAULTS, **options}.get(name)
+    options[name] = checked
+    with db.atomic():
+        db["games"].update(game["id"], option_columns(options))
+        record_action(db, game["id"], by=by, action="set", detail=f"{name}={checked} (was {old})")
+        if name != "gm_email":  # the GM's own address is nobody else's business
+            announce(db, game["id"], subject=f"option {name} is now {checked}",
+                     text=f"The GM set the game option {name} to {checked} (it was {old}): {OPTIONS[name][1]}.\n")
+    return {"game": game["id"], "option": name, "value": checked, "was": old}
+
+
+# --- the GM-action log and announcements -------------------------------------------------------
+
+def record_action(db, game_id: str, *, by: str, action: str, detail: str, reason: str | None = None) -> int:
+    """One row of the GM-action log: who, what, when, why. Returns its id."""
+    return db.execute(
+        "insert into gm_actions (game_id, at, by, action, detail, reason) values (?, ?, ?, ?, ?, ?)",
+        [game_id, schedule.iso(schedule.now()), by, action, detail, reason or None]).lastrowid
+
+
+def announce(db, game_id: str, *, subject: str, text: str, to: list[str] | None = None) -> int:
+    """Tell players something: mail to each (every seated player with an address, and the
+    observers, when `to` is None -- a public announcement the site shows; else the named
+    players only) and a row of `announcements`. Returns the announcement's id."""
+    game = read.game(db, game_id)
+    public = to is None
+    seats = read.players(db, game["id"])
+    names = {p["name"] for p in seats}
+    unknown = [n for n in (to or []) if n not in names]
+    if unknown:
+        raise NotFound(f"game '{game_id}' has no player '{unknown[0]}'")
+    aid = db.execute(
+        "insert into announcements (game_id, at, phase, subject, text, public) values (?, ?, ?, ?, ?, ?)",
+        [game["id"], schedule.iso(schedule.now()), game["phase"], subject, text, int(public)]).lastrowid
+    full_subject = f"[{game['id']}] {subject}"
+    body = text.rstrip("\n") + "\n" + outbox.footer(game["id"])
+    for p in seats:
+        if (public or p["name"] in to) and p.get("email") and not p.get("vacant"):
+            outbox.queue(db, kind="notice", to_addr=p["email"], subject=full_subject, body=body,
+                         game_id=game["id"], phase=game["phase"], player=p["name"])
+    if public:
+        for email in observer_addresses(db, game["id"]):
+            outbox.queue(db, kind="notice", to_addr=email, subject=full_subject, body=text.rstrip("\n") + "\n",
+                         game_id=game["id"], phase=game["phase"])
+    return aid
+
+
+def observer_addresses(db, game_id: str) -> list[str]:
+    return [r[0] for r in db.execute("select email from observers where game_id = ? order by email", [game_id]).fetchall()]
+
+
+def tell_gm(db, game_id: str, subject: str, text: str) -> int | None:
+    """Mail the GM (the game's gm_email option) when one is set; the GM-action log and `pbem
+    status` show it either way."""
+    addr = host_options(db, game_id).get("gm_email")
+    if not addr:
+        return None
+    return outbox.queue(db, kind="gm", to_addr=addr, subject=f"[{game_id}] {subject}", body=text, game_id=game_id)
+
+
+# --- deadlines -------------------------------------------------------------------------------
+
+def _zone(name: str | None, game: dict) -> ZoneInfo:
+    sched = loads(game.get("schedule")) or {}
+    zone = name or sched.get("tz") or "UTC"
+    try:
+        return ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InputError(f"--tz '{zone}' is not a known time zone (e.g. Europe/London)") from None
+
+
+def parse_when(text: str | datetime | date, zone: ZoneInfo, what: str = "time", end_of_day: bool = False) -> datetime:
+    """'2026-12-01 20:00', '2026-12-01T20:00', '2026-12-01' (midnight; the next midnight with
+    `end_of_day`), or an ISO time with its own offset, read in `zone` unless it has one."""
+    if isinstance(text, datetime):
+        value = text
+    elif isinstance(text, date):
+        value = datetime(text.year, text.month, text.day) + (timedelta(days=1) if end_of_day else timedelta(0))
+    else:
+        raw = str(text or "").strip()
+        try:
+            value = datetime.fromisoformat(raw.replace("Z", "+00:00").replace(" ", "T", 1) if len(raw) > 10 else raw)
+        except ValueError:
+            raise InputError(f"{what} '{raw}' is not a date and time like 2026-12-01 20:00") from None
+        if len(raw) <= 10 and end_of_day:
+            value += timedelta(days=1)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=zone)
+    return value.astimezone(UTC)
+
+
+def _running(game: dict, doing: str) -> None:
+    if game["status"] != "running":
+        raise PbemError(f"game '{game['id']}' is {'over' if game['status'] == 'finished' else game['status']}; cannot {doing}")
+
+
+def _show(game: dict, when: str | None) -> str:
+    return schedule.show(when, loads(game.get("schedule")))
+
+
+def _move_deadline(db, game: dict, when: datetime | None) -> str | None:
+    value = schedule.iso(when)
+    db["games"].update(game["id"], {"deadline": value})
+    db.execute("update phases set deadline = ? where game_id = ? and number = ?", [value, game["id"], game["phase"]])
+    return value
+
+
+def set_deadline(db, game_id: str, *, extend: str | None = None, at: str | None = None, tz: str | None = None,
+                 by: str = "gm", reason: str | None = None) -> dict:
+    """Move the open turn's deadline: `extend` ('24h') adds to it (to now when there is none),
+    `at` ('2026-12-01 20:00', in `tz` or the game's zone) sets it. It must be in the future."""
+    game = read.game(db, game_id)
+    if (extend is None) == (at is None):
+        raise InputError("give either --extend DURATION or --at TIME")
+    if tz and at is None:
+        raise InputError("--tz goes with --at")
+    _running(game, "move its deadline")
+    if game.get("paused"):
+        raise PbemError(f"game '{game['id']}' is paused; `pbem resume {game['id']} --at TIME` sets its deadline")
+    now = schedule.now()
+    old = game["deadline"]
+    if extend is not None:
+        span = parse_duration(extend, "--extend", allow_zero=False)
+        when = max(schedule.parse_time(old), now) + span if old else now + span
+    else:
+        when = parse_when(at, _zone(tz, game), "--at")
+    if when <= now:
+        raise InputError(f"--at '{at}' is in the past (now is {schedule.iso(now)})")
+    with db.atomic():
+        new = _move_deadline(db, game, when)
+        record_action(db, game["id"], by=by, action="deadline", detail=f"turn {game['phase']}: {old or 'none'} -> {new}",
+                      reason=reason)
+        announce(db, game["id"], subject=f"turn {game['phase']} deadline moved",
+                 text=f"The deadline of turn {game['phase']} is now {_show(game, new)}"
+                      f" (it was {_show(game, old) if old else 'not set'}).\n" + (f"Reason: {reason}\n" if reason else ""))
+    return {"game": game["id"], "turn": game["phase"], "deadline": new, "was": old}
+
+
+def pause(db, game_id: str, *, reason: str | None = None, by: str = "gm") -> dict:
+    """Stop the clock: no deadline runs and nothing resolves until `resume` (orders are still
+    taken). The time that was left is kept for `resume`."""
+    game = read.game(db, game_id)
+    _running(game, "pause it")
+    if game.get("paused"):
+        raise PbemError(f"game '{game['id']}' is already paused (since {game['paused']})")
+    now = schedule.now()
+    left = max(0, int((schedule.parse_time(game["deadline"]) - now).total_seconds())) if game["deadline"] else None
+    with db.atomic():
+        db["games"].update(game["id"], {"paused": schedule.iso(now), "paused_left": left})
+        _move_deadline(db, game, None)
+        record_action(db, game["id"], by=by, action="pause", detail=f"turn {game['phase']}; deadline was {game['deadline'] or 'none'}",
+                      reason=reason)
+        announce(db, game["id"], subject="game paused",
+                 text=f"The GM has paused game {game['id']} at turn {game['phase']}: no deadline runs and no turn is "
+                      "resolved until the game resumes. You may still send orders.\n" + (f"Reason: {reason}\n" if reason else ""))
+    return {"game": game["id"], "paused": schedule.iso(now), "left_seconds": left}
+
+
+def resume(db, game_id: str, *, at: str | None = None, tz: str | None = None, by: str = "gm",
+           reason: str | None = None) -> dict:
+    """Restart a paused game's clock: the deadline is `at`, else now plus the time that was
+    left when it was paused (no deadline if it had none)."""
+    game = read.game(db, game_id)
+    _running(game, "resume it")
+    if not game.get("paused"):
+        raise PbemError(f"game '{game['id']}' is not paused")
+    if tz and at is None:
+        raise InputError("--tz goes with --at")
+    now = schedule.now()
+    if at is not None:
+        when = parse_when(at, _zone(tz, game), "--at")
+        if when <= now:
+            raise InputError(f"--at '{at}' is in the past (now is {schedule.iso(now)})")
+    else:
+        left = game.get("paused_left")
+        when = now + timedelta(seconds=max(left, 3600)) if left is not None else None
+    with db.atomic():
+        db["games"].update(game["id"], {"paused": None, "paused_left": None})
+        new = _move_deadline(db, game, when)
+        record_action(db, game["id"], by=by, action="resume", detail=f"turn {game['phase']}: deadline {new or 'none'}",
+                      reason=reason)
+        announce(db, game["id"], subject="game resumed",
+                 text=f"Game {game['id']} has resumed at turn {game['phase']}. Deadline: {_show(game, new)}.\n"
+                      + (f"Reason: {reason}\n" if reason else ""))
+    return {"game": game["id"], "deadline": new}
+
+
+# --- reminders and late notices ---------------------------------------------------------------
+
+def _awaited(db, game: dict) -> tuple[list[str], dict[str, str]]:
+    """(players asked now, {asked human player: why not ready}); bot and vacant seats are never awaited."""
+    from pbem.core import engine
+    from pbem.core.registry import get_rules
+
+    rules = get_rules(game["type"])
+    asked = engine.active_players(rules, read.current_state(db, game))
+    skip = {p["name"] for p in read.players(db, game["id"]) if p.get("bot") or p.get("vacant")}
+    unready = read.not_ready(db, game["id"], game["phase"], [p for p in asked if p not in skip])
+    return asked, unready
+
+
+def remind(db, game_id: str | None = None, *, now: datetime | None = None) -> list[dict]:
+    """Send what is due: a reminder to each awaited player `remind` before the deadline, and
+    a "late" notice once the deadline has passed in a game with `grace`; each at most once
+    per player and turn, so running it again sends nothing new. Returns what was queued."""
+    now = now or schedule.now()
+    games = [read.game(db, game_id)] if game_id else read.rows(
+        db, "select * from games where status = 'running' and paused is null and deadline is not null order by id")
+    sent = []
+    for game in games:
+        if game["status"] != "running" or game.get("paused") or not game["deadline"]:
+            continue
+        opts = host_options(db, game["id"])
+        due = schedule.parse_time(game["deadline"])
+        before = parse_duration(opts["remind"])
+        grace = parse_duration(opts["grace"])
+        if before and due - before <= now < due:
+            kind = "remind"
+        elif grace and due <= now < due + grace:
+            kind = "late"
+        else:
+            continue
+        _, unready = _awaited(db, game)
+        seats = {p["name"]: p for p in read.players(db, game["id"])}
+        with db.atomic():
+            for name, why in unready.items():
+                if db.execute("select 1 from notices where game_id = ? and phase = ? and player = ? and kind = ?",
+                              [game["id"], game["phase"], name, kind]).fetchone():
+                    continue
+                db.execute("insert into notices (game_id, phase, player, kind, at) values (?, ?, ?, ?, ?)",
+                           [game["id"], game["phase"], name, kind, schedule.iso(now)])
+                if kind == "remind":
+                    subject = f"[{game['id']}] reminder: turn {game['phase']} deadline {game['deadline']}"
+                    text = (f"A reminder: your orders for turn {game['phase']} of game {game['id']} are awaited "
+                            f"({why}).\nDeadline: {_show(game, game['deadline'])}.\n")
+                else:
+                    subject = f"[{game['id']}] LATE: turn {game['phase']} orders"
+                    text = (f"The deadline of turn {game['phase']} of game {game['id']} has passed and your orders "
+                            f"are missing ({why}).\nThe turn waits until {_show(game, schedule.iso(due + grace))}; "
+                            "after that, the game's default orders are used for you.\n")
+                oid = outbox.queue(db, kind=kind, to_addr=seats[name].get("email"), subject=subject,
+                                   body=text + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=name)
+                sent.append({"game": game["id"], "turn": game["phase"], "player": name, "kind": kind, "queued": oid is not None})
+    return sent
+
+
+# --- WAIT and absences ---------------------------------------------------------------------
+
+def _seat(db, game_id: str, player: str) -> tuple[dict, dict]:
+    game = read.game(db, game_id)
+    return game, read.player(db, game["id"], player)
+
+
+def wait(db, game_id: str, player: str, on: bool) -> str:
+    """WAIT (on) / NOWAIT (off) for the open turn: a waiting player keeps it from resolving
+    before its deadline. Returns the sentence for the acknowledgement."""
+    game, seat = _seat(db, game_id, player)
+    _running(game, "WAIT")
+    with db.atomic():
+        if on:
+            db.execute("insert or replace into waits (game_id, phase, player, at) values (?, ?, ?, ?)",
+                       [game["id"], game["phase"], seat["name"], schedule.iso(schedule.now())])
+        else:
+            db.execute("delete from waits where game_id = ? and phase = ? and player = ?",
+                       [game["id"], game["phase"], seat["name"]])
+    if on:
+        return (f"WAIT: turn {game['phase']} of {game['id']} will not resolve before its deadline "
+                f"({_show(game, game['deadline'])}) unless you send NOWAIT.")
+    return f"NOWAIT: turn {game['phase']} of {game['id']} may resolve as soon as everyone is ready."
+
+
+def waiting(db, game_id: str, number: int) -> list[str]:
+    """The players who sent WAIT for turn `number`."""
+    return [r[0] for r in db.execute("select player from waits where game_id = ? and phase = ? order by player",
+                                     [game_id, number]).fetchall()]
+
+
+def absent(db, game_id: str, player: str, start, end) -> str:
+    """Declare an absence (dates, or times, in the game's zone; a date alone covers that whole
+    day). Within the game's `absences` allowance (days per player), a deadline falling inside
+    it moves to its end; the rest is not covered and the player is told the defaults apply
+    then. Returns the sentence to tell them."""
+    game, seat = _seat(db, game_id, player)
+    _running(game, "declare an absence")
+    zone = _zone(None, game)
+    begin = parse_when(start, zone, "FROM")
+    finish = parse_when(end, zone, "TO", end_of_day=True)
+    now = schedule.now()
+    today = now.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
+    if begin < today:
+        raise InputError(f"ABSENT FROM '{start}' is in the past")
+    if finish <= begin:
+        raise InputError(f"ABSENT TO '{end}' is not after FROM '{start}'")
+    allowance = int(host_options(db, game["id"])["absences"])
+    used = db.execute("select coalesce(sum(days), 0) from absences where game_id = ? and player = ?",
+                      [game["id"], seat["name"]]).fetchone()[0]
+    left = allowance - used
+    asked_days = math.ceil((finish - begin).total_seconds() / 86400)
+    if left <= 0:
+        return (f"ABSENT: you have used all {allowance} day(s) of absence this game allows; no deadline moves for "
+                f"you, and if your orders are missing at a deadline the default orders are used.")
+    covered_end = finish if asked_days <= left else begin + timedelta(days=left)
+    days = min(asked_days, left)
+    with db.atomic():
+        db["absences"].insert({"game_id": game["id"], "player": seat["name"], "start": schedule.iso(begin),
+                               "end": schedule.iso(covered_end), "days": days, "declared": schedule.iso(now)})
+        moved = apply_absences(db, game["id"], game["phase"], game["deadline"], None, by=f"player:{seat['name']}")
+    shown = _show(game, schedule.iso(covered_end))
+    out = f"ABSENT: recorded from {_show(game, schedule.iso(begin))} to {shown} ({days} of your {left} day(s) left)."
+    if moved:
+        out += f" The deadline of turn {game['phase']} moves to {_show(game, moved)}."
+    if covered_end < finish:
+        out += (f" That is all your allowance: from {shown} to {_show(game, schedule.iso(finish))} no deadline moves "
+                "for you, and the default orders are used if yours are missing.")
+    return out
+
+
+def absence_end(db, game_id: str, players: list[str], due: datetime) -> datetime | None:
+    """The end of the latest absence of one of `players` that covers the time `due`."""
+    if not players:
+        return None
+    marks = ",".join("?" * len(players))
+    row = db.execute(f"select max([end]) from absences where game_id = ? and player in ({marks}) and start <= ? and [end] > ?",
+                     [game_id, *players, schedule.iso(due), schedule.iso(due)]).fetchone()
+    return schedule.parse_time(row[0]) if row and row[0] else None
+
+
+def apply_absences(db, game_id: str, number: int, deadline: str | None, asked: list[str] | None, *,
+                   by: str = "absence") -> str | None:
+    """Move turn `number`'s deadline past the absences of the players asked (repeatedly, when
+    one absence ends inside another); record and announce it. Returns the new deadline, or
+    None when it does not move. Called when a turn opens and when an absence is declared."""
+    if not deadline:
+        return None
+    game = read.game(db, game_id)
+    if asked is None:
+        asked, _ = _awaited(db, game)
+    humans = [p["name"] for p in read.players(db, game_id) if p["name"] in asked and not p.get("bot") and not p.get("vacant")]
+    due = schedule.parse_time(deadline)
+    start = due
+    for _ in range(20):
+        end = absence_end(db, game_id, humans, due)
+        if end is None or end <= due:
+            break
+        due = end
+    if due == start:
+        return None
+    new = schedule.iso(due)
+    db["games"].update(game_id, {"deadline": new})
+    db.execute("update phases set deadline = ? where game_id = ? and number = ?", [new, game_id, number])
+    record_action(db, game_id, by=by, action="deadline", detail=f"turn {number}: {deadline} -> {new} (absence)")
+    announce(db, game_id, subject=f"turn {number} deadline moved",
+             text=f"The deadline of turn {number} falls inside a player's declared absence; it moves to {_show(game, new)}.\n")
+    return new
+
+
+# --- the list of games -------------------------------------------------------------------------
+
+def game_state(game: dict) -> str:
+    """open / running / paused / over."""
+    if game["status"] == "open":
+        return "open"
+    if game["status"] == "finished":
+        return "over"
+    return "paused" if game.get("paused") else "running"
+
+
+def games_list(db) -> list[dict]:
+    """Every game (open sign-ups too): id, type, turn, state (open/running/paused/over),
+    deadline and the players awaited -- what `pbem list` and the LIST mail command show."""
+    out = []
+    for g in read.games(db, order_by="id"):
+        awaited = []
+        if g["status"] == "running" and not g.get("paused"):
+            _, unready = _awaited(db, g)
+            awaited = sorted(unready)
+        out.append({"id": g["id"], "type": g["type"], "turn": g["phase"], "state": game_state(g),
+                    "deadline": g["deadline"], "awaited": awaited,
+                    "bots": [p["name"] for p in read.players(db, g["id"]) if p.get("bot")]})
+    if read.has_table(db, "signups"):
+        for s in read.rows(db, "select * from signups order by id"):
+            joined = db.execute("select count(*) from signup_players where game_id = ?", [s["id"]]).fetchone()[0]
+            out.append({"id": s["id"], "type": s["type"], "turn": 0, "state": "open", "deadline": None, "awaited": [],
+                        "bots": [], "seats": s["seats"], "joined": joined})
+    return sorted(out, key=lambda g: g["id"])
+
+
+# --- the end of a game ------------------------------------------------------------------------
+
+def _voters(db, game_id: str) -> list[str]:
+    """The players who vote on a draw or a concession: every seat played by a person (not a
+    bot, not vacant)."""
+    return [p["name"] for p in read.players(db, game_id) if not p.get("bot") and not p.get("vacant")]
+
+
+def _finish(db, game: dict, outcome: dict) -> None:
+    now = schedule.iso(schedule.now())
+    db["games"].update(game["id"], {"status": "finished", "finished": now, "outcome": dumps(outcome), "deadline": None,
+                                    "paused": None, "paused_left": None})
+
+
+def end_game(db, game_id: str, *, winners: list[str] | None = None, draw: bool = False, reason: str | None = None,
+             by: str = "gm") -> dict:
+    """End a running game now with a recorded result: the winners named, or a draw shared by
+    every seat. The seed is revealed (as at any game's end)."""
+    from pbem.core.registry import get_rules
+
+    game = read.game(db, game_id)
+    _running(game, "end it")
+    if bool(winners) == bool(draw):
+        raise InputError("give the winners (--winner NAME...) or --draw, not both and not neither")
+    seats = [p["name"] for p in read.players(db, game["id"])]
+    names = []
+    for w in winners or []:
+        name = read.player(db, game["id"], w)["name"]
+        if name not in names:
+            names.append(name)
+    rules = get_rules(game["type"])
+    scores = rules.scores(read.current_state(db, game))
+    why = reason or ("a draw" if draw else "the GM's decision")
+    outcome = {"winners": seats if draw else names, "scores": scores, "draw": bool(draw), "ended_by": by,
+               "reason": f"the game was ended at turn {game['phase']}{', drawn' if draw else ''}: {why}"}
+    result = "a draw shared by " + ", ".join(seats) if draw else "won by " + ", ".join(names)
+    with db.atomic():
+        _finish(db, game, outcome)
+        record_action(db, game["id"], by=by, action="end", detail=f"turn {game['phase']}: {result}", reason=reason)
+        announce(db, game["id"], subject="the game is over",
+                 text=f"Game {game['id']} is over at turn {game['phase']}: {result}.\n"
+                      + (f"Reason: {reason}\n" if reason else "")
+                      + f"The seed, revealed now: {game['seed']} (its SHA-256 was published at the start: "
+                        f"{game['seed_hash']}).\n")
+    return {"game": game["id"], "outcome": outcome}
+
+
+def propose(db, game_id: str, player: str, kind: str) -> str:
+    """A player's DRAW or CONCEDE for the open turn (a new proposal replaces the player's
+    earlier one this turn). When every voting player has sent the same one, the game ends
+    (see the module's docstring). Returns the sentence for the acknowledgement."""
+    from pbem.core.registry import get_rules
+
+    kind = (kind or "").strip().lower()
+    if kind not in ("draw", "concede"):
+        raise InputError(f"'{kind}' is not a proposal: DRAW or CONCEDE")
+    game, seat = _seat(db, game_id, player)
+    _running(game, kind.upper())
+    voters = _voters(db, game["id"])
+    if seat["name"] not in voters:
+        raise PbemError(f"player '{seat['name']}' does not vote: the seat is {'a bot' if seat.get('bot') else 'vacant'}")
+    now = schedule.iso(schedule.now())
+    with db.atomic():
+        db.execute("insert or replace into proposals (game_id, phase, player, kind, at) values (?, ?, ?, ?, ?)",
+                   [game["id"], game["phase"], seat["name"], kind, now])
+        votes = dict(db.execute("select player, kind from proposals where game_id = ? and phase = ?",
+                                [game["id"], game["phase"]]).fetchall())
+        if kind == "draw":
+            needed = voters
+        else:
+            scores = get_rules(game["type"]).scores(read.current_state(db, game))
+            top = max(scores.values()) if scores else None
+            leaders = [p for p, s in scores.items() if s == top]
+            needed = [v for v in voters if v not in leaders] or voters
+        missing = [v for v in needed if votes.get(v) != kind]
+        if not missing:
+            if kind == "draw":
+                end_game(db, game["id"], draw=True, reason="every player voted for a draw", by="players")
+                return f"DRAW: every player has voted for a draw; game {game['id']} is over, drawn."
+            outcome_winners = leaders if kind == "concede" else []
+            end_game(db, game["id"], winners=outcome_winners, reason="the other players conceded", by="players")
+            return f"CONCEDE: every other player has conceded; game {game['id']} is over, won by {', '.join(outcome_winners)}."
+        record_action(db, game["id"], by=f"player:{seat['name']}", action=kind,
+                      detail=f"turn {game['phase']}: {len(needed) - len(missing)} of {len(needed)}")
+    still = ", ".join(missing)
+    if kind == "draw":
+        return (f"DRAW: your vote for a draw is recorded for turn {game['phase']}; the game ends drawn if every player "
+                f"votes for it this turn (still to vote: {still}).")
+    return (f"CONCEDE: your concession is recorded for turn {game['phase']}; the game ends, won by the leader(s), when "
+            f"every other player concedes this turn (still to concede: {still}).")
+
+
+# --- hooks the game service calls (pbem.host.service) -----------------------------------------------
+
+def rollback_notice(db, game_id: str, to: int, was: int, rollback_id: int) -> None:
+    """After a rollback (inside its transaction): recorded, and a short correction notice."""
+    record_action(db, game_id, by="gm", action="rollback", detail=f"turn {was} -> {to} (rollback {rollback_id})")
+    announce(db, game_id, subject=f"correction: back to turn {to}",
+             text=f"The GM has set game {game_id} back to turn {to} to correct a mistake. Any report of turns after "
+                  f"turn {to} you received no longer counts; turn {to} will be resolved again (orders you sent for it "
+                  "still stand, and you may send new ones).\n")
+
+
+def queue_observer_reports(db, game: dict, number: int, public_text: str | None) -> list[int]:
+    """Each observer's copy of a turn's public report (called where the players' reports are queued)."""
+    if not public_text:
+        return []
+    ids = []
+    for email in observer_addresses(db, game["id"]):
+        subject = f"[{game['id']}] turn {number} public report" + (" (game over)" if game.get("status") == "finished" else "")
+        body = public_text + f"\n-- \nYou observe game {game['id']}: each turn's public report comes here; ask the GM to stop.\n"
+        oid = outbox.queue(db, kind="observer", to_addr=email, subject=subject, body=body, game_id=game["id"], phase=number)
+        if oid:
+            ids.append(oid)
+    return ids
+
+
+def bot_submissions(db, game: dict, rules, state: dict, asked: list[str], latest: dict[str, dict]) -> list[str]:
+    """Orders for every bot seat asked in the open turn that has none yet (the rules'
+    bot_choice, seeded from the game's seed, the turn and the seat, so a replay agrees);
+    stored as submissions like any other. Returns the seats played."""
+    from random import Random
+
+    from pbem.host import service
+
+    bots = {p["name"] for p in read.players(db, game["id"]) if p.get("bot")}
+    played = []
+    for player in asked:
+        if player not in bots or player in latest:
+            continue
+        rng = Random(f"{game['seed']}/bot/{game['phase']}/{player}")
+        lines = service.bot_script(rules, state, player, rng)
+        text = "\n".join([f"GAME {game['id']}", f"PLAYER {player}", *lines, "END"]) + "\n"
+        service.submit(db, game["id"], player, text.encode(), source="bot", trusted=True)
+        played.append(player)
+    return played
+
+
+def paused_waiting(game: dict) -> str | None:
+    """Why a game must not resolve now, if it is paused."""
+    if game.get("paused"):
+        return f"paused by the GM since {game['paused']}"
+    return None

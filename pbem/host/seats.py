@@ -1,0 +1,365 @@
+"""Seats: who plays each seat of a game, and how to reach them, as library functions over the
+store -- a new address, a new password, a replacement, a resignation, a bot seat, open
+sign-up (JOIN, `pbem start`) and observers.
+
+The name of a seat never changes. The engine's state, the events, the submissions, the
+reports and `pbem replay` all know a seat by the name it got when the game began, so a
+replacement keeps that name: the newcomer gets a new password and their own name is recorded
+as the seat's `person` (shown beside the seat's name, and accepted on a PLAYER line as
+well as the seat's name). Every change is a row of `seat_history` and of the GM-action log.
+
+Passwords go to the seat's registered address and nowhere else; a function that makes one
+returns it to its caller (the GM's CLI prints it) and never puts it in a log, an
+announcement or any other player's mail.
+
+Open sign-up: a game opened with N seats (`open_game`, `pbem new ... --open N`) lives in
+`signups` until it starts: the engine needs the players' names to set a game up, so nothing
+of the game exists before then. Each JOIN takes a seat and a password; the game starts when
+the last seat is taken, or when the GM runs `pbem start` (with at least the game's minimum
+of players), through `pbem.host.service.new_game` with the names and passwords of the
+sign-up, so every player's turn-1 mail carries the password they already have.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from pbem.core.errors import InputError, NotFound, PbemError
+from pbem.host import controls, outbox, read, schedule
+from pbem.host.controls import announce, clean_email, record_action, tell_gm
+from pbem.host.store import dumps, loads
+
+__all__ = [
+    "join", "observe", "observers", "open_game", "replace", "reset_password", "resign", "send_password",
+    "set_address", "set_bot", "start",
+]
+
+
+def new_password() -> str:
+    """A new password: pbem.host.passwords' generator when there is one, else the service's."""
+    try:
+        from pbem.host.passwords import new_password as make
+    except ImportError:
+        from pbem.host.service import new_password as make
+    return make()
+
+
+def _history(db, game_id: str, player: str, change: str, old, new) -> None:
+    db["seat_history"].insert({"game_id": game_id, "player": player, "at": schedule.iso(schedule.now()),
+                               "change": change, "old": old, "new": new})
+
+
+def _seat(db, game_id: str, player: str) -> tuple[dict, dict]:
+    game = read.game(db, game_id)
+    return game, read.player(db, game["id"], player)
+
+
+def _playing(game: dict, doing: str) -> None:
+    if game["status"] != "running":
+        raise PbemError(f"game '{game['id']}' is over; cannot {doing}")
+
+
+def shown(seat: dict) -> str:
+    """A seat for people: its name, and the person playing it when that is another name."""
+    return seat["name"] + (f" (played by {seat['person']})" if seat.get("person") else "")
+
+
+# --- address and password -------------------------------------------------------------------
+
+def set_address(db, game_id: str, player: str, email: str, *, by: str = "gm") -> dict:
+    """Register a new address for a seat; both the old and the new address are told."""
+    game, seat = _seat(db, game_id, player)
+    _playing(game, "change an address")
+    new = clean_email(email)
+    old = seat.get("email")
+    if old == new:
+        raise PbemError(f"player '{seat['name']}' of game '{game['id']}' is already at {new}")
+    with db.atomic():
+        db["players"].update((game["id"], seat["name"]), {"email": new})
+        _history(db, game["id"], seat["name"], "address", old, new)
+        record_action(db, game["id"], by=by, action="address", detail=f"seat {seat['name']}: address changed")
+        text = (f"The address of {shown(seat)} in game {game['id']} is now {new}"
+                + (f" (it was {old})" if old else "") + ". Reports and acknowledgements go there from now on;"
+                " orders are taken from it.\nIf you did not ask for this, tell the GM at once.\n")
+        for addr in dict.fromkeys(a for a in (old, new) if a):
+            outbox.queue(db, kind="notice", to_addr=addr, subject=f"[{game['id']}] new address for {seat['name']}",
+                         body=text + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=seat["name"])
+    return {"game": game["id"], "player": seat["name"], "email": new, "was": old}
+
+
+def _mail_password(db, game: dict, seat: dict, password: str, why: str) -> int | None:
+    body = (f"{why}\n\nGame {game['id']}, seat {shown(seat)}.\nYour password: {password}\n"
+            "Put it on the PASSWORD line of your orders; keep it to yourself.\n")
+    return outbox.queue(db, kind="password", to_addr=seat["email"], subject=f"[{game['id']}] your password",
+                        body=body + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=seat["name"])
+
+
+def reset_password(db, game_id: str, player: str, *, by: str = "gm") -> str:
+    """A new password for a seat (the old one stops working), mailed to the registered
+    address. Returns it (for the GM, when the seat has no address)."""
+    game, seat = _seat(db, game_id, player)
+    _playing(game, "reset a password")
+    password = new_password()
+    with db.atomic():
+        db["players"].update((game["id"], seat["name"]), {"password": password})
+        _history(db, game["id"], seat["name"], "password", None, None)
+        record_action(db, game["id"], by=by, action="password", detail=f"seat {seat['name']}: new password")
+        if seat.get("email"):
+            _mail_password(db, game, seat, password, "The GM has made you a new password; the old one no longer works.")
+    return password
+
+
+def send_password(db, game_id: str, player: str) -> int:
+    """Mail a seat's password to its registered address, and only there (SEND PASSWORD).
+    Returns the outbox id."""
+    game, seat = _seat(db, game_id, player)
+    if not seat.get("email"):
+        raise PbemError(f"player '{seat['name']}' of game '{game['id']}' has no registered address; the GM can reset the password")
+    with db.atomic():
+        oid = _mail_password(db, game, seat, seat["password"], "You asked for your password (SEND PASSWORD).")
+    if oid is None:
+        raise PbemError(f"the registered address of player '{seat['name']}' cannot be written to")
+    return oid
+
+
+# --- replacement, resignation, bots --------------------------------------------------------------
+
+def _check_person(db, game_id: str, seat: dict, newname: str) -> str:
+    from pbem.host.service import _check_name
+
+    name = _check_name("player name", newname)
+    for other in read.players(db, game_id):
+        if other["name"] == seat["name"]:
+            continue
+        if name in (other["name"], other.get("person")):
+            raise PbemError(f"the name '{name}' is taken in game '{game_id}' (seat {shown(other)})")
+    return name
+
+
+def replace(db, game_id: str, player: str, newname: str, email: str | None = None, *, by: str = "gm",
+            reason: str | None = None) -> str:
+    """A new person takes the seat: a new password (the old one stops working), the new
+    address (or none: the GM hands the password over), the latest report and where to find
+    the history mailed to the newcomer; everyone is told. The seat keeps its name (see the
+    module's docstring); `newname` is the person's. Returns the new password."""
+    game, seat = _seat(db, game_id, player)
+    _playing(game, "replace a player")
+    person = _check_person(db, game["id"], seat, newname)
+    addr = clean_email(email) if email else None
+    password = new_password()
+    before = seat.get("person") or seat["name"]
+    with db.atomic():
+        db["players"].update((game["id"], seat["name"]), {"person": None if person == seat["name"] else person,
+                                                         "email": addr, "password": password, "bot": 0, "vacant": 0})
+        _history(db, game["id"], seat["name"], "replaced", dumps({"person": before, "email": seat.get("email")}),
+                 dumps({"person": person, "email": addr}))
+        record_action(db, game["id"], by=by, action="replace", detail=f"seat {seat['name']}: {before} -> {person}",
+                      reason=reason)
+        announce(db, game["id"], subject=f"{seat['name']} has a new player",
+                 text=f"From turn {game['phase']}, {person} plays the seat {seat['name']} in game {game['id']} "
+                      f"(it was {'a bot' if seat.get('bot') else 'vacant' if seat.get('vacant') else before}).\n"
+                      + (f"Reason: {reason}\n" if reason else ""))
+        if addr:
+            latest = read.report_text(db, game["id"], game["phase"], seat["name"]) or ""
+            body = (f"Welcome to game {game['id']}: you take over the seat {seat['name']} (seat {seat['seat']}) "
+                    f"from turn {game['phase']}.\nYour password: {password}\n"
+                    f"Put it on the PASSWORD line of your orders (with PLAYER {seat['name']}); keep it to yourself.\n"
+                    f"Earlier turns: send HISTORY {game['id']} [TURN] for their public reports"
+                    " (the game's pages on the GM's site show them too).\n\n"
+                    "Your latest report follows.\n\n" + latest)
+            outbox.queue(db, kind="report", to_addr=addr, subject=f"[{game['id']}] you play {seat['name']}: turn {game['phase']} report",
+                         body=body + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=seat["name"])
+    return password
+
+
+def resign(db, game_id: str, player: str) -> str:
+    """The player leaves: the seat goes to the game's `seat_policy` (a bot, or vacant: the
+    default orders each turn), the old password and address stop working, the GM is told
+    (gm_email, else the GM-action log `pbem status` shows). Returns the sentence for the player."""
+    game, seat = _seat(db, game_id, player)
+    _playing(game, "resign")
+    if seat.get("vacant"):
+        raise PbemError(f"seat '{seat['name']}' of game '{game['id']}' is already vacant")
+    policy = read.host_options(db, game)["seat_policy"]
+    flags = {"bot": 1, "vacant": 0} if policy == "bot" else {"bot": 0, "vacant": 1}
+    leaves = "a bot plays it from now on" if policy == "bot" else "it is vacant: the default orders are used each turn"
+    with db.atomic():
+        db["players"].update((game["id"], seat["name"]), {**flags, "email": None, "password": new_password()})
+        _history(db, game["id"], seat["name"], "resigned", dumps({"person": seat.get("person") or seat["name"],
+                                                                  "email": seat.get("email")}), policy)
+        record_action(db, game["id"], by=f"player:{seat['name']}", action="resign", detail=f"seat {seat['name']}: {policy}")
+        announce(db, game["id"], subject=f"{seat['name']} resigned",
+                 text=f"{shown(seat)} has resigned from game {game['id']} at turn {game['phase']}; {leaves}.\n")
+        tell_gm(db, game["id"], f"{seat['name']} resigned",
+                f"{shown(seat)} resigned from game {game['id']} at turn {game['phase']}; the seat is now {policy}.\n"
+                f"`pbem replace {game['id']} {seat['name']} NEWNAME[:EMAIL]` gives it to a new player.\n")
+    return f"RESIGN: you have left game {game['id']}; seat {seat['name']} is now {'a bot' if policy == 'bot' else 'vacant'}. Thank you for playing."
+
+
+def set_bot(db, game_id: str, player: str, bot: bool, *, by: str = "gm", reason: str | None = None) -> dict:
+    """A bot plays the seat at every resolution from now on (`bot`), or the seat's person
+    again. A vacant seat is given to a person with `replace`."""
+    game, seat = _seat(db, game_id, player)
+    _playing(game, "change a seat")
+    if bool(seat.get("bot")) == bool(bot):
+        raise PbemError(f"seat '{seat['name']}' of game '{game['id']}' is already {'a bot' if bot else 'played by a person'}")
+    left = db.execute("select 1 from seat_history where game_id = ? and player = ? and change = 'resigned'",
+                      [game["id"], seat["name"]]).fetchone() and not seat.get("person") and not seat.get("email")
+    if not bot and (seat.get("vacant") or left):
+        raise PbemError(f"seat '{seat['name']}' has no player (they resigned): `pbem replace {game['id']} {seat['name']} "
+                        "NEWNAME[:EMAIL]` gives it to a person")
+    with db.atomic():
+        db["players"].update((game["id"], seat["name"]), {"bot": int(bool(bot)), "vacant": 0})
+        _history(db, game["id"], seat["name"], "bot" if bot else "human", None, None)
+        record_action(db, game["id"], by=by, action="bot" if bot else "human", detail=f"seat {seat['name']}", reason=reason)
+        announce(db, game["id"], subject=f"{seat['name']} is {'a bot' if bot else 'played by a person again'}",
+                 text=(f"From turn {game['phase']}, a bot plays {shown(seat)} in game {game['id']}: its orders are made "
+                       "by the computer at each resolution.\n") if bot else
+                      f"From turn {game['phase']}, {shown(seat)} plays their own seat in game {game['id']} again.\n")
+    return {"game": game["id"], "player": seat["name"], "bot": bool(bot)}
+
+
+# --- open sign-up --------------------------------------------------------------------------------
+
+def open_game(db, game_type: str, game_id: str, seats: int, seed: str | None = None,
+              options: dict[str, str] | None = None, sched: dict | None = None) -> dict:
+    """Announce a game with `seats` open seats (state "open"): players JOIN it; it starts when
+    full or at `start`."""
+    from pbem.core.registry import get_rules
+    from pbem.host.service import _check_name
+
+    rules = get_rules(game_type)
+    game_id = _check_name("game id", game_id)
+    if db.execute("select 1 from games where id = ?", [game_id]).fetchone() or \
+            db.execute("select 1 from signups where id = ?", [game_id]).fetchone():
+        raise PbemError(f"a game '{game_id}' already exists")
+    info = rules.info
+    if not isinstance(seats, int) or not info.min_players <= seats <= info.max_players:
+        raise InputError(f"{info.title} is for {info.min_players} to {info.max_players} players, not {seats}")
+    rules_opts, host_opts = controls.split_options(options)
+    row = {"id": game_id, "type": game_type, "seats": seats, "seed": None if seed is None else str(seed),
+           "options": dumps(rules_opts), "host_options": dumps(host_opts), "schedule": dumps(sched),
+           "created": schedule.iso(schedule.now())}
+    with db.atomic():
+        db["signups"].insert(row)
+        record_action(db, game_id, by="gm", action="open", detail=f"{game_type}, {seats} seats")
+    return row
+
+
+def _signup(db, game_id: str) -> dict:
+    found = read.rows(db, "select * from signups where id = ?", [(game_id or "").strip().lower()])
+    if found:
+        return found[0]
+    if db.execute("select 1 from games where id = ?", [(game_id or "").strip().lower()]).fetchone():
+        raise PbemError(f"game '{game_id}' has already started; only games open for sign-up take new players")
+    known = [r[0] for r in db.execute("select id from signups order by id").fetchall()]
+    raise NotFound(f"no game '{game_id}' is open for sign-up" + (f"; open games: {', '.join(known)}" if known else ""))
+
+
+def _default_name(email: str, taken: set[str]) -> str:
+    from pbem.host.service import NAME, RESERVED
+
+    base = re.sub(r"[^a-z0-9_-]+", "-", email.split("@")[0].lower()).strip("-_")[:36] or "player"
+    if not base[0].isalnum():
+        base = "p" + base
+    name, n = base, 2
+    while name in taken or name in RESERVED or not NAME.match(name):
+        name, n = f"{base}{n}", n + 1
+    return name
+
+
+def join(db, game_id: str, email: str, name: str | None = None, *, turns=None) -> tuple[str, str]:
+    """Take a seat in a game open for sign-up: (the seat's name, its password). The caller
+    tells the player (the JOIN reply). The game starts when this fills the last seat."""
+    from pbem.host.service import _check_name
+
+    signup = _signup(db, game_id)
+    addr = clean_email(email)
+    joined = read.rows(db, "select * from signup_players where game_id = ? order by joined, name", [signup["id"]])
+    if any(j["email"].lower() == addr.lower() for j in joined):
+        mine = next(j["name"] for j in joined if j["email"].lower() == addr.lower())
+        raise PbemError(f"{addr} has already joined game '{signup['id']}' as {mine}")
+    if len(joined) >= signup["seats"]:
+        raise PbemError(f"game '{signup['id']}' is full ({signup['seats']} seats)")
+    taken = {j["name"] for j in joined}
+    if name:
+        player = _check_name("player name", name)
+        if player in taken:
+            raise PbemError(f"the name '{player}' is taken in game '{signup['id']}'; JOIN {signup['id']} with another name")
+    else:
+        player = _default_name(addr, taken)
+    password = new_password()
+    with db.atomic():
+        db["signup_players"].insert({"game_id": signup["id"], "name": player, "email": addr, "password": password,
+                                     "joined": schedule.iso(schedule.now())})
+        if len(joined) + 1 >= signup["seats"]:
+            start(db, signup["id"], turns=turns)
+    return player, password
+
+
+def start(db, game_id: str, *, turns=None) -> dict:
+    """Start a game open for sign-up with the players who joined (at least the game's
+    minimum): set up by the rules, turn 1 opened and every player's report mailed. Its
+    report files go under `turns` (default: PBEM_TURNS, else ./turns, as the CLI's)."""
+    from pbem.core.registry import get_rules
+    from pbem.host import service
+
+    signup = _signup(db, game_id)
+    joined = read.rows(db, "select * from signup_players where game_id = ? order by joined, name", [signup["id"]])
+    info = get_rules(signup["type"]).info
+    if len(joined) < info.min_players:
+        raise PbemError(f"game '{signup['id']}' needs at least {info.min_players} players to start; {len(joined)} joined")
+    options = {**(loads(signup["options"]) or {}), **(loads(signup["host_options"]) or {})}
+    with db.atomic():
+        db.execute("delete from signup_players where game_id = ?", [signup["id"]])
+        db.execute("delete from signups where id = ?", [signup["id"]])
+        created = service.new_game(db, signup["type"], signup["id"], [f"{j['name']}:{j['email']}" for j in joined],
+                                   seed=signup["seed"], options=options, sched=loads(signup["schedule"]),
+                                   turns=(os.environ.get("PBEM_TURNS") or service.DEFAULT_TURNS) if turns is None else turns,
+                                   passwords={j["name"]: j["password"] for j in joined})
+        record_action(db, signup["id"], by="gm", action="start", detail=f"{len(joined)} players: "
+                      + ", ".join(j["name"] for j in joined))
+    return created
+
+
+# --- observers -------------------------------------------------------------------------------------
+
+def observe(db, game_id: str, email: str, *, remove: bool = False) -> str:
+    """Add (or `remove`) an observer: an address that gets each turn's public report (and
+    the public announcements). A new observer gets the latest public report at once.
+    Returns the sentence to tell them."""
+    addr = clean_email(email)
+    gid = (game_id or "").strip().lower()
+    started = db.execute("select 1 from games where id = ?", [gid]).fetchone()
+    if not started:
+        _signup(db, gid)  # NotFound unless the game is open for sign-up
+    game = read.game(db, gid) if started else None
+    known = db.execute("select 1 from observers where game_id = ? and lower(email) = lower(?)", [gid, addr]).fetchone()
+    if remove:
+        if not known:
+            raise NotFound(f"{addr} does not observe game '{gid}'")
+        with db.atomic():
+            db.execute("delete from observers where game_id = ? and lower(email) = lower(?)", [gid, addr])
+            record_action(db, gid, by="gm", action="observe", detail="an observer left")
+        return f"OBSERVE: {addr} no longer observes game {gid}."
+    if known:
+        raise PbemError(f"{addr} already observes game '{gid}'")
+    with db.atomic():
+        db["observers"].insert({"game_id": gid, "email": addr, "added": schedule.iso(schedule.now())})
+        record_action(db, gid, by="gm", action="observe", detail="an observer joined")
+        if game is not None:
+            latest = read.report_text(db, gid, game["phase"], "")
+            if latest:
+                outbox.queue(db, kind="observer", to_addr=addr, subject=f"[{gid}] turn {game['phase']} public report",
+                             body=latest + f"\n-- \nYou observe game {gid}: each turn's public report comes to this address.\n",
+                             game_id=gid, phase=game["phase"])
+    return f"OBSERVE: {addr} now observes game {gid}: each turn's public report goes there."
+
+
+def observers(db, game_id: str) -> list[str]:
+    """The addresses observing a game."""
+    gid = (game_id or "").strip().lower()
+    if not db.execute("select 1 from games where id = ?", [gid]).fetchone():
+        _signup(db, gid)
+    return read.observers(db, gid)
