@@ -1,0 +1,229 @@
+"""`pbem run` (pbem/mail/run.py), through the installed command: one run at a time (a second
+stops at once, exit 75), each step's failure reported while the others still run, a run with
+nothing to do says nothing with -q and opens no SMTP connection, publishing only when
+something changed, `--watch` stopping cleanly on SIGTERM, and clear lines for bad settings.
+The whole game under random kills is tests/test_run_game.py."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mail.smtpd import SmtpServer, free_port
+
+from pbem.mail import run as loop
+
+PBEM = shutil.which("pbem", path=str(Path(sys.executable).parent))
+
+
+def env_for(tmp_path: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"), PBEM_CONFIG=str(tmp_path / "pbem.toml"))
+    return env
+
+
+def pbem(tmp_path: Path, *args, timeout=120):
+    return subprocess.run([PBEM, *map(str, args)], capture_output=True, text=True, env=env_for(tmp_path), cwd=tmp_path,
+                          timeout=timeout, check=False)
+
+
+def setup(tmp_path: Path, toml: str) -> None:
+    (tmp_path / "pbem.toml").write_text(toml)
+    r = pbem(tmp_path, "new", "gods", "g1", "--player", "alice:alice@example.org", "--player", "bob:bob@example.org",
+             "--seed", "2")
+    assert r.returncode == 0, r.stderr
+
+
+def steps(out: str) -> dict[str, str]:
+    found = {}
+    for line in out.splitlines():
+        _, _, rest = line.partition(" ")
+        name, sep, detail = rest.partition(": ")
+        if sep and name in loop.STEPS:
+            found[name] = detail
+    return found
+
+
+def test_a_second_run_stops_at_once_while_one_is_at_work(tmp_path):
+    setup(tmp_path, "")
+    with loop.run_lock(f"{tmp_path / 'pbem.db'}.run.lock"):
+        started = time.monotonic()
+        r = pbem(tmp_path, "run")
+        took = time.monotonic() - started
+    assert r.returncode == loop.BUSY_EXIT and r.stdout == ""
+    assert r.stderr.startswith("pbem run: another `pbem run` is still at work (pid ") and r.stderr.count("\n") == 1
+    assert str(os.getpid()) in r.stderr and took < 10
+    assert pbem(tmp_path, "run").returncode == 0  # the lock is free again
+
+
+def test_a_failing_step_is_reported_and_the_others_still_run(tmp_path):
+    dead = free_port()
+    setup(tmp_path, f"""
+[imap]
+host = "no-such-host.invalid"
+username = "judge"
+password_file = "{tmp_path / 'pw'}"
+
+[mail]
+smtp_host = "127.0.0.1"
+smtp_port = {dead}
+security = "none"
+from = "Judge <orders@pbem.example>"
+retries = 0
+backoff = 0
+
+[run]
+publish_dir = "site"
+""")
+    (tmp_path / "pw").write_text("secret\n")
+    r = pbem(tmp_path, "run")
+    assert r.returncode == 1, r.stdout + r.stderr
+    s = steps(r.stdout)
+    assert s["fetch"].startswith("FAILED: ") and "cannot find the server 'no-such-host.invalid'" in s["fetch"]
+    assert s["send"].startswith("FAILED: ") and "cannot connect" in s["send"] and "2 left queued" in s["send"]
+    assert s["ingest"] == "no new messages" and s["resolve"] == "nothing due"
+    assert "written" in s["publish"] and (tmp_path / "site" / "index.html").is_file()
+    assert "Traceback" not in r.stdout + r.stderr
+    # every line is stamped with the time, for the log
+    assert all(line[:4].isdigit() and line[19] == "Z" for line in r.stdout.splitlines())
+
+
+def test_nothing_to_do_costs_little_and_says_nothing_when_quiet(tmp_path):
+    server = SmtpServer().start()
+    try:
+        setup(tmp_path, f"""
+[mail]
+smtp_host = "127.0.0.1"
+smtp_port = {server.port}
+security = "none"
+from = "orders@pbem.example"
+
+[run]
+publish_dir = "site"
+""")
+        first = pbem(tmp_path, "run")
+        assert first.returncode == 0, first.stderr
+        assert steps(first.stdout)["send"].startswith("2 sent") and len(server.messages) == 2
+        second = pbem(tmp_path, "run")
+        s = steps(second.stdout)
+        assert s["send"] == "nothing to send" and s["publish"] == "nothing changed since the last publish"
+        assert s["fetch"].startswith("skipped: ")
+        quiet = pbem(tmp_path, "run", "-q")
+        assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+        assert len(server.messages) == 2
+    finally:
+        server.stop()
+    # with nothing queued, no SMTP connection is even tried: the server is gone and all is well
+    again = pbem(tmp_path, "run", "-q")
+    assert again.returncode == 0 and again.stdout == ""
+    # a change (a rollback's new turn, here a resolved one) is published again
+    assert pbem(tmp_path, "autoplay", "g1", "--max-phases", "1").returncode == 0
+    after = pbem(tmp_path, "run", "--only", "publish")
+    assert steps(after.stdout)["publish"].endswith("in " + str((tmp_path / "site").resolve()))
+    assert "written" in after.stdout and "nothing changed" not in after.stdout
+
+
+def test_only_and_skip_choose_the_steps(tmp_path):
+    setup(tmp_path, "[run]\nsend = false\n")
+    r = pbem(tmp_path, "run")
+    assert "send" not in steps(r.stdout) and {"fetch", "ingest", "resolve", "remind", "publish"} <= set(steps(r.stdout))
+    r = pbem(tmp_path, "run", "--only", "resolve", "--only", "remind")
+    assert list(steps(r.stdout)) == ["resolve", "remind"]
+    r = pbem(tmp_path, "run", "--skip", "fetch", "--skip", "publish")
+    assert list(steps(r.stdout)) == ["ingest", "resolve", "remind"]
+    r = pbem(tmp_path, "run", "--only", "bogus")
+    assert r.returncode == 1 and "no step 'bogus'" in r.stderr
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ("[run]\nbogus = 1\n", "[run] has no setting bogus"),
+    ("[run]\nevery = \"soon\"\n", "every 'soon' is not a duration"),
+    ("[run]\nfetch = \"yes\"\n", "[run] fetch must be true or false"),
+    ("[imap]\nhost = \"x\"\nafter = \"burn\"\n", "[imap] after 'burn' is not one of move, flag"),
+    ("[run\n", "pbem.toml"),
+])
+def test_bad_run_settings_give_one_clear_line(tmp_path, toml, message):
+    setup(tmp_path, "")
+    (tmp_path / "pbem.toml").write_text(toml)
+    r = pbem(tmp_path, "run")
+    assert r.returncode == 1 and message in r.stdout + r.stderr and "Traceback" not in r.stdout + r.stderr
+
+
+def test_watch_loops_and_stops_cleanly_on_sigterm(tmp_path):
+    setup(tmp_path, "")
+    proc = subprocess.Popen([PBEM, "run", "--watch", "--every", "1s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env_for(tmp_path), cwd=tmp_path)
+    lines = []
+    try:
+        deadline = time.monotonic() + 60
+        while sum(1 for line in lines if " publish: " in line) < 2 and time.monotonic() < deadline:
+            lines.append(proc.stdout.readline())
+        assert sum(1 for line in lines if " publish: " in line) == 2, lines  # two whole cycles
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert out.strip().splitlines()[-1].endswith("stopped (SIGTERM)") and "Traceback" not in err
+    assert "watching: a run every 1s" in lines[0]
+    # the lock is free after it
+    assert pbem(tmp_path, "run", "-q").returncode == 0
+
+
+def test_a_watcher_and_a_cron_run_never_overlap(tmp_path):
+    """While a --watch service is between cycles a cron run may go; while it is at work the
+    cron run stops at once. Whatever happens, both end cleanly."""
+    setup(tmp_path, "")
+    proc = subprocess.Popen([PBEM, "run", "--watch", "--every", "1s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env_for(tmp_path), cwd=tmp_path)
+    try:
+        codes = {pbem(tmp_path, "run", "-q").returncode for _ in range(6)}
+        assert codes <= {0, loop.BUSY_EXIT}
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+
+
+def test_backup_copies_a_store_in_use(tmp_path):
+    setup(tmp_path, "")
+    r = pbem(tmp_path, "backup", "backups/copy.db")
+    assert r.returncode == 0, r.stderr
+    assert "1 game" in r.stdout
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "backups" / "copy.db") as conn:
+        assert conn.execute("pragma integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("select id from games").fetchall() == [("g1",)]
+    again = pbem(tmp_path, "backup", "backups/copy.db")
+    assert again.returncode == 1 and "exists" in again.stderr
+    assert pbem(tmp_path, "backup", "backups/copy.db", "--force").returncode == 0
+    r = pbem(tmp_path, "--db", "missing.db", "backup", "x.db")
+    assert r.returncode == 1 and "no pbem store at missing.db" in r.stderr
+
+
+def test_a_game_that_cannot_be_resolved_does_not_stop_the_others(tmp_path):
+    setup(tmp_path, "")
+    for gid in ("g2", "g3"):
+        r = pbem(tmp_path, "new", "gods", gid, "--player", "alice", "--player", "bob", "--seed", "2", "--every", "1h")
+        assert r.returncode == 0, r.stderr
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "pbem.db") as conn:  # g2's stored position is damaged
+        conn.execute("update phases set state = '{\"flow\": {}}' where game_id = 'g2'")
+    env = env_for(tmp_path)
+    env["PBEM_NOW"] = "2099-01-01T00:00:00Z"  # every deadline has passed
+    r = subprocess.run([PBEM, "run", "--only", "resolve"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                       timeout=120, check=False)
+    assert r.returncode == 1 and "Traceback" not in r.stdout + r.stderr
+    line = steps(r.stdout)["resolve"]
+    assert line.startswith("FAILED: g2: ") and "g3 turn 1 resolved" in line
