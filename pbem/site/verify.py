@@ -1,0 +1,179 @@
+"""`pbem verify`: adjudicate a finished, published game again from its public files alone.
+
+A finished game's site folder holds `record.json` (pbem.host.record: seed, players, options,
+every submission as it was executed, every turn's state hash, the hash of the game's data
+file) beside the public report of every turn (`turn-N.json`). `verify` re-runs the whole
+game through this installation's engine from the record and checks, turn by turn:
+
+- the state hash against the record's and the one in `turn-N.json`;
+- the public report of the turn (its events and the public view of the position) against
+  `turn-N.json`;
+- the seed against its hash, published from the first turn on (so the seed was fixed before
+  play began), and the result against the record's.
+
+Any difference is named with the file it was found in. A player needs nothing but pbem
+installed from PyPI and the folder (or its URL).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pbem.core import engine
+from pbem.core.errors import PbemError
+from pbem.core.registry import game_types, get_rules
+from pbem.core.rng import seed_hash as rng_seed_hash
+from pbem.host.record import RECORD_FORMAT, data_digest, pbem_version, replay_record, rules_digest
+from pbem.render.reports import visible_events
+
+MAX_FILE = 64 * 2**20  # no published file of a game is near this
+
+
+@dataclass
+class Verified:
+    game: str = ""
+    game_type: str = ""
+    turns: int = 0
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class Source:
+    """A published game's folder: a local path, or an http(s)/file URL."""
+
+    def __init__(self, where: str):
+        self.where = where.rstrip("/")
+        self.url = "://" in where
+
+    def read(self, name: str) -> bytes | None:
+        """A file's bytes, or None when it is not there."""
+        if self.url:
+            try:
+                with urllib.request.urlopen(f"{self.where}/{name}", timeout=30) as resp:  # noqa: S310 - the user's URL
+                    data = resp.read(MAX_FILE + 1)
+            except urllib.error.HTTPError as err:
+                if err.code == 404:
+                    return None
+                raise PbemError(f"{self.where}/{name}: HTTP {err.code} {err.reason}") from None
+            except (urllib.error.URLError, OSError, ValueError) as err:
+                reason = getattr(err, "reason", err)
+                raise PbemError(f"cannot read {self.where}/{name}: {reason}") from None
+        else:
+            path = Path(self.where) / name
+            if not path.is_file():
+                return None
+            if path.stat().st_size > MAX_FILE:
+                raise PbemError(f"{path}: too large for a published game file")
+            data = path.read_bytes()
+        if len(data) > MAX_FILE:
+            raise PbemError(f"{self.where}/{name}: too large for a published game file")
+        return data
+
+    def json(self, name: str) -> dict | None:
+        data = self.read(name)
+        if data is None:
+            return None
+        try:
+            doc = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as err:
+            raise PbemError(f"{name} is not valid JSON: {err}") from None
+        if not isinstance(doc, dict):
+            raise PbemError(f"{name} is not a JSON object")
+        return doc
+
+
+def _same(a, b) -> bool:
+    """Equal as JSON (tuples and lists alike, key order ignored)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _first_difference(published: list, computed: list) -> str:
+    for i, (p, c) in enumerate(zip(published, computed)):
+        if not _same(p, c):
+            return f"event {i + 1}: published {json.dumps(p, sort_keys=True)[:160]}, re-adjudicated {json.dumps(c, sort_keys=True)[:160]}"
+    return f"{len(published)} events published, {len(computed)} re-adjudicated"
+
+
+def verify(where: str) -> Verified:
+    """Re-adjudicate the published game at `where` (see the module's docstring)."""
+    src = Source(where)
+    record = src.json("record.json")
+    if record is None:
+        if src.json("turn-1.json") is not None:
+            raise PbemError(f"{where} has no record.json: the game is not over yet (its record is published when it ends)")
+        raise PbemError(f"{where} is no published pbem game (no record.json, no turn-1.json)")
+    if record.get("format") != RECORD_FORMAT:
+        raise PbemError(f"record.json is not a pbem game record (format {record.get('format')!r})")
+    out = Verified()
+    try:
+        g = record["game"]
+        out.game, out.game_type = str(g["id"]), str(g["type"])
+        phases = record["phases"]
+        seed, seed_hash = str(g["seed"]), str(g["seed_hash"])
+        _ = (g["players"], g["options"])
+    except (KeyError, TypeError) as err:
+        raise PbemError(f"record.json lacks {err}") from None
+    if out.game_type not in game_types():
+        raise PbemError(f"record.json is a game of type '{out.game_type}', which this pbem ({pbem_version()}) does not know")
+    rules = get_rules(out.game_type)
+
+    if record.get("data_sha256") != data_digest(out.game_type):
+        out.problems.append(f"record.json: the game was played with another {out.game_type} data file "
+                            f"(sha256 {record.get('data_sha256')}); this pbem {pbem_version()} has {data_digest(out.game_type)}")
+    if record.get("rules_sha256") != rules_digest(out.game_type):
+        out.notes.append(f"the game was played by pbem {record.get('pbem_version')}, whose rules code differs from this "
+                         f"pbem {pbem_version()}: a difference below may come from that")
+    if rng_seed_hash(seed) != seed_hash:
+        out.problems.append("record.json: the seed does not match its published hash")
+
+    final_state = None
+    try:
+        for ph, state, events in replay_record(record):
+            n = ph["turn"]
+            out.turns += 1
+            final_state = state
+            computed = engine.state_hash(state)
+            if computed != ph["state_hash"]:
+                out.problems.append(f"record.json, turn {n}: state hash {ph['state_hash'][:12]}..., "
+                                    f"re-adjudicated {computed[:12]}...")
+                break
+            turn_doc = src.json(f"turn-{n}.json")
+            if turn_doc is None:
+                out.problems.append(f"turn-{n}.json is missing")
+                continue
+            name = f"turn-{n}.json"
+            if turn_doc.get("state_hash") != computed:
+                out.problems.append(f"{name}: state hash {str(turn_doc.get('state_hash'))[:12]}..., re-adjudicated {computed[:12]}...")
+            if (turn_doc.get("game") or {}).get("seed_hash") != seed_hash:
+                out.problems.append(f"{name}: the seed hash differs from record.json's")
+            public = visible_events(events, None)
+            if not _same(turn_doc.get("events"), public):
+                out.problems.append(f"{name}: the public events differ: {_first_difference(turn_doc.get('events') or [], public)}")
+            if not _same(turn_doc.get("view"), rules.view(state, None)):
+                out.problems.append(f"{name}: the public position differs from the re-adjudicated one")
+    except PbemError:
+        raise
+    except Exception as err:  # a record whose scripts or options the engine cannot run
+        out.problems.append(f"record.json: re-adjudication stopped at turn {out.turns}: {type(err).__name__}: {err}")
+    if final_state is not None and not out.problems:
+        outcome = final_state["flow"].get("outcome")
+        ended_by = (record.get("outcome") or {}).get("ended_by")
+        if not final_state["flow"].get("over") and ended_by:
+            out.notes.append(f"the game was ended by {ended_by}, not by the rules, at turn {out.turns}; "
+                             f"the result is theirs: {record['outcome'].get('winners')}")
+        elif not final_state["flow"].get("over"):
+            out.problems.append("record.json: re-adjudicated, the game is not over after its last turn")
+        elif record.get("outcome") is not None and not _same((record["outcome"] or {}).get("winners"), (outcome or {}).get("winners")):
+            out.problems.append(f"record.json: the winners are {record['outcome'].get('winners')}, "
+                                f"re-adjudicated {(outcome or {}).get('winners')}")
+    if len(phases) == 0:
+        out.problems.append("record.json: no turns")
+    return out
