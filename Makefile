@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 DEMO_DB := build/demo.db
 
-.PHONY: venv demo test lint-imports browser bench clean wheel-check
+.PHONY: venv demo test lint-imports browser dovecot bench clean wheel-check
 
 $(BIN)/pbem: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ demo: venv
 	bash scripts/demo.sh $(BIN)/pbem $(DEMO_DB)
 
 ## test: the layer contracts, then the whole test suite in parallel (slowest tests listed last)
-test: venv browser lint-imports
+test: venv browser dovecot lint-imports
 	$(BIN)/python -m pytest -n auto --durations=15
 
 ## lint-imports: the layers of the README (contracts in pyproject.toml), checked by import-linter
@@ -29,6 +29,10 @@ lint-imports: venv
 ## browser: headless Chromium for the site's browser tests (installed when run as root)
 browser:
 	@bash scripts/need_chromium.sh
+
+## dovecot: Dovecot for the IMAP tests of the mail loop (installed when run as root; each test run starts its own)
+dovecot:
+	@bash scripts/need_dovecot.sh
 
 ## wheel-check: a plain (non-editable) install of the wheel works with its data
 wheel-check: venv
@@ -42,6 +46,7 @@ bench: venv
 	$(BIN)/python benchmarks/bench_host.py | tee build/bench/host.txt
 	$(BIN)/python benchmarks/bench_ingest.py
 	$(BIN)/python benchmarks/bench_site.py
+	$(BIN)/python benchmarks/bench_faith.py | tee build/bench/faith.txt
 
 clean:
 	rm -rf build dist $(VENV) .pytest_cache .hypothesis .import_linter_cache

@@ -37,8 +37,10 @@ def _players_for(rules) -> list[str]:
     return PLAYERS[: min(3, rules.info.max_players) if rules.info.min_players <= 3 else rules.info.min_players]
 
 
-def engine_playout(game_type: str, seed: str) -> int:
-    """One random game through the engine alone; returns phases resolved."""
+def engine_playout(game_type: str, seed: str) -> tuple[int, str]:
+    """One random game through the engine alone: the same game `host.autoplay` plays through
+    the store for this seed (the same players, bots seeded alike, turn by turn). Returns the
+    phases resolved and the final state's hash (so the two paths can be shown to agree)."""
     rules = get_rules(game_type)
     players = _players_for(rules)
     state, _ = engine.start(rules, players, {}, seed)
@@ -46,11 +48,11 @@ def engine_playout(game_type: str, seed: str) -> int:
     while not state["flow"].get("over") and phases < 5000:
         scripts = {}
         for p in engine.active_players(rules, state):
-            rng = random.Random(f"{seed}/{phases}/{p}")
+            rng = random.Random(f"{seed}/bot/{phases + 1}/{p}")  # as host.autoplay seeds turn N's bots
             scripts[p] = read_script("\n".join(host.bot_script(rules, state, p, rng)))
         state = engine.resolve(rules, state, scripts, seed).state
         phases += 1
-    return phases
+    return phases, engine.state_hash(state)
 
 
 def bench_autoplay(quick: bool) -> list[dict]:
@@ -58,8 +60,9 @@ def bench_autoplay(quick: bool) -> list[dict]:
     games = 3 if quick else 10
     for game_type in game_types():
         t0 = time.perf_counter()
-        phases = sum(engine_playout(game_type, str(s)) for s in range(games))
+        plays = [engine_playout(game_type, str(s)) for s in range(games)]
         t_engine = time.perf_counter() - t0
+        phases = sum(n for n, _ in plays)
         with tempfile.TemporaryDirectory() as tmp:
             db = open_db(str(Path(tmp) / "b.db"))
             rules = get_rules(game_type)
@@ -70,11 +73,15 @@ def bench_autoplay(quick: bool) -> list[dict]:
                 host.new_game(db, game_type, gid, _players_for(rules), seed=str(s), turns=None)
                 store_phases += len([r for r in host.autoplay(db, gid, turns=None) if r.outcome != "waiting"])
             t_store = time.perf_counter() - t0
+            same = all(host.current_state(db, f"g{s}") is not None
+                       and engine.state_hash(host.current_state(db, f"g{s}")) == plays[s][1] for s in range(games))
         rows.append({
             "game": game_type, "games": games,
             "engine_phases_per_s": phases / t_engine, "engine_games_per_s": games / t_engine,
             "store_phases_per_s": store_phases / t_store, "store_games_per_s": games / t_store,
             "phases_per_game": phases / games,
+            "same_games": same,  # both paths ended in the same final state, game for game
+            "store_over_engine": t_store / t_engine * (phases / max(store_phases, 1)),  # time per phase, store / engine
         })
     return rows
 
@@ -87,11 +94,14 @@ def main() -> None:
     results = {"autoplay": bench_autoplay(args.quick)}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2))
-    print("Autoplay throughput (random legal play; engine alone vs through the SQLite store)")
-    print(f"  {'game':10} {'phases/game':>11} {'engine ph/s':>12} {'store ph/s':>11} {'engine g/s':>11} {'store g/s':>10}")
+    print("Autoplay throughput (random legal play; the same games, engine alone vs through the SQLite store)")
+    print(f"  {'game':10} {'phases/game':>11} {'engine ph/s':>12} {'store ph/s':>11} {'engine g/s':>11} {'store g/s':>10}"
+          f" {'store/engine':>12} {'same games':>10}")
     for r in results["autoplay"]:
         print(f"  {r['game']:10} {r['phases_per_game']:11.1f} {r['engine_phases_per_s']:12.1f} {r['store_phases_per_s']:11.1f} "
-              f"{r['engine_games_per_s']:11.2f} {r['store_games_per_s']:10.2f}")
+              f"{r['engine_games_per_s']:11.2f} {r['store_games_per_s']:10.2f} {r['store_over_engine']:11.2f}x"
+              f" {'yes' if r['same_games'] else 'NO':>10}")
+    print("  goal (issue 17): store/engine <= 3x for every game")
     print(f"written to {args.out}")
 
 

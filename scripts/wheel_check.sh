@@ -40,12 +40,13 @@ step "checking the wheel holds the game data and the templates"
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 need = [
-    "pbem/cli.py",
+    "pbem/cli/__init__.py",
     "pbem/games/gods/rules.py",
     "pbem/games/gods/data.toml",
     "pbem/games/gods/ORDERS.md",
     "pbem/templates/report.txt.j2",
     "pbem/templates/gods/position.txt.j2",
+    "pbem/host/wordlist.txt",
 ]
 missing = [n for n in need if n not in names]
 for n in missing:

@@ -278,7 +278,11 @@ def test_a_report_email_carries_the_html_report_with_its_svg_map(tmp_path):
     html_part = msg.get_body(("html",)).get_content()
     text_part = msg.get_body(("plain",)).get_content()
     password = db["players"].get(("g1", "alice"))["password"]
-    assert "<svg" in html_part and password in html_part and password in text_part
+    assert password in html_part and password in text_part
+    # issue 14: the map is an inline PNG (cid:) rendered from the SVG, with alt text; no inline <svg>
+    assert "<svg" not in html_part and 'src="cid:' in html_part and 'alt="GODS g1, turn 1' in html_part
+    images = [p for p in msg.walk() if p.get_content_type() == "image/png"]
+    assert images and images[0].get_content().startswith(b"\x89PNG") and images[0]["Content-ID"].strip("<>") in html_part
     assert "Order form" in text_part
     bob_password = db["players"].get(("g1", "bob"))["password"]
     assert bob_password not in html_part

@@ -111,6 +111,12 @@ class PbemGroup(TyperGroup):
         except Exception as err:
             if _is_usage_error(err) or os.environ.get("PBEM_DEBUG"):
                 raise  # click prints the usage and exits 2
+            from pbem.host.store import db_path, explain_error
+
+            said = explain_error(err, db_path(settings.db))  # the disk or the store said no (full, read-only...)
+            if said:
+                typer.echo(f"pbem: {said}", err=True)
+                raise typer.Exit(1) from None
             typer.echo(f"pbem: internal error: {type(err).__name__}: {err} (set PBEM_DEBUG=1 for details)", err=True)
             raise typer.Exit(70) from None
 
@@ -208,9 +214,10 @@ def rules(game_type: Optional[str] = typer.Argument(None, metavar="GAME_TYPE", h
 def new(
     game_type: str = typer.Argument(..., metavar="GAME_TYPE", help="Game type, e.g. gods (see `pbem rules`)."),
     game_id: str = typer.Argument(..., metavar="GAME_ID", help="A new game id: lower-case letters, digits, - and _."),
-    player: List[str] = typer.Option(..., "--player", "-p", metavar="NAME[:EMAIL]", help="NAME or NAME:EMAIL, once per seat, in seat order."),
+    player: List[str] = typer.Option([], "--player", "-p", metavar="NAME[:EMAIL]", help="NAME or NAME:EMAIL, once per seat, in seat order."),
     seed: Optional[str] = typer.Option(None, metavar="SEED", help="RNG seed (default: random). Its SHA-256 is published now, the seed at the end."),
-    option: List[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help="Game option K=V (see `pbem rules TYPE`)."),
+    option: List[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help="Game option K=V: the game's (see `pbem rules TYPE`) or the host's: grace, remind, early, absences, press, seat_policy, gm_email (see `pbem set --help`)."),
+    open_seats: Optional[int] = typer.Option(None, "--open", metavar="N", help="Open the game for sign-up with N seats instead of --player: players JOIN by mail; it starts when full or at `pbem start`."),
     every: Optional[str] = typer.Option(None, metavar="DURATION", help="Deadline schedule: each turn lasts this long, e.g. 72h or 3d."),
     at: Optional[str] = typer.Option(None, metavar="HH:MM", help="...moved to this local time of day, e.g. 20:00."),
     tz: Optional[str] = typer.Option(None, metavar="ZONE", help="...in this time zone, e.g. Europe/London (default UTC)."),
@@ -221,6 +228,11 @@ def new(
     """
     from pbem.host import schedule
     host = _host()
+    if not player and open_seats is None:
+        raise typer.BadParameter("Missing option '--player' (NAME[:EMAIL] once per seat), or --open N for an open sign-up",
+                                 param_hint="'--player'")
+    if player and open_seats is not None:
+        _fail("give --player for each seat, or --open N for an open sign-up, not both", code=2)
 
 
     opts = {}
@@ -230,7 +242,12 @@ def new(
             _fail(f"--option '{item}' is not K=V")
         opts[k.strip()] = v.strip()
     sched = schedule.make_schedule(every, at, tz)
-    created = host.new_game(_store(), game_type, game_id, player, seed=seed, options=opts, sched=sched, turns=settings.turns)
+    created = host.new_game(_store(), game_type, game_id, player, seed=seed, options=opts, sched=sched, turns=settings.turns,
+                            open_seats=open_seats)
+    if "signup" in created:
+        typer.echo(f"opened {game_type} game {created['signup']['id']} for sign-up: {open_seats} seats; players send "
+                   f"JOIN {created['signup']['id']} [NAME]; it starts when full (or at `pbem start {created['signup']['id']}`)")
+        return
     g = created["game"]
     typer.echo(f"created {g['type']} game {g['id']} (seed hash {g['seed_hash']})")
     for p in created["players"]:
@@ -285,7 +302,7 @@ def resolve(
 
     if all_games and game_ids:
         _fail("give GAME_IDs or --all, not both")
-    results = host.resolve(_store(), game_ids or None, force=force, turns=settings.turns, preview=preview)
+    results = host.resolve(_store(), game_ids or None, force=force, turns=settings.turns, preview=preview, keep_going=True)
     if preview:
         for r in results:
             typer.echo(f"== PREVIEW of {r.game_id} turn {r.turn}: {r.outcome}" + (f" -- {r.detail}" if r.detail else ""))
@@ -296,9 +313,14 @@ def resolve(
     if not results:
         typer.echo("no game is due: every running game is waiting for orders before its deadline")
     for r in results:
+        if r.outcome == "error":  # this game could not be resolved; the others went on
+            typer.echo(f"pbem: {r.game_id} turn {r.turn}: NOT resolved -- {r.detail}", err=True)
+            continue
         nmr = f" (NMR: {', '.join(r.nmr)})" if r.nmr else ""
         verb = {"resolved": "resolved", "finished": "resolved, game over" if r.detail == "game over" else "finished", "waiting": "waiting"}[r.outcome]
         typer.echo(f"{r.game_id} turn {r.turn}: {verb}{nmr}" + (f" -- {r.detail}" if r.detail and r.detail != "game over" else ""))
+    if any(r.outcome == "error" for r in results):  # 70 when it was a bug of ours, as for any command
+        raise typer.Exit(70 if any(r.detail.startswith("internal error") for r in results if r.outcome == "error") else 1)
 
 
 @app.command()
@@ -342,15 +364,23 @@ def status(
         typer.echo("no games")
     for g in data["games"]:
         scores = ", ".join(f"{k} {v}" for k, v in g["scores"].items())
+        seats = "".join(f"; {kind}: {', '.join(g.get(kind) or [])}" for kind in ("bots", "vacant") if g.get(kind))
+        seats += "".join(f"; {r['player']} RESIGNED {r['at']}" for r in g.get("resigned") or [])
         if g["status"] == "finished":
-            typer.echo(f"{g['id']} ({g['title']}): finished after turn {g['turn'] - 1}; winner(s) {', '.join(g['winners'])}; scores {scores}")
+            when = (f"ended at turn {g['turn']} ({'by the GM' if g['ended_by'] == 'gm' else 'by a vote of the players'})"
+                    if g.get("ended_by") else f"finished after turn {g['turn'] - 1}")
+            typer.echo(f"{g['id']} ({g['title']}): {when}; winner(s) {', '.join(g['winners'])}; scores {scores}{seats}")
             continue
         unready = "".join(f"; not ready: {p} ({why})" for p, why in g.get("not_ready", {}).items())
         awaiting = ", ".join(g["awaiting"]) or ("nobody" if unready else "nobody (ready to resolve)")
+        deadline = "PAUSED since " + g["paused"] if g.get("paused") else (g["deadline"] or "none") + (" (PASSED)" if g.get("deadline_passed") else "")
         typer.echo(
             f"{g['id']} ({g['title']}): turn {g['turn']}, awaiting {awaiting}{unready}; "
-            f"deadline {g['deadline'] or 'none'}; scores {scores}"
+            f"deadline {deadline}; scores {scores}{seats}"
         )
+    for g in data["games"]:  # issue 14: bounced addresses, password guessing
+        for line in g.get("alerts") or []:
+            typer.echo(f"{g['id']}: {line}")
     mail = data.get("mail") or {}
     if mail.get("failed") or mail.get("queued") or mail.get("sending"):  # the outbox (pbem send)
         typer.echo(f"mail: {mail.get('queued', 0) + mail.get('sending', 0)} queued, {mail.get('failed', 0)} FAILED"
@@ -369,6 +399,8 @@ def report(
     """
     from pbem.host.queries import report as stored_report
 
+    if turn is not None and not 0 < turn < 2**63:  # SQLite's integers end there
+        _fail(f"game '{game_id}' has no turn {turn}: turns are numbered from 1")
     typer.echo(stored_report(_reader(), game_id, player, turn), nl=False)
 
 
@@ -461,7 +493,8 @@ def ingest(
         if not quiet and result.outcome != "seen":
             typer.echo(result.line())
 
-    tally = mail_in.ingest(_store(), paths, own_address=mail_in.own_address_from_env(config), on_result=show)
+    tally = mail_in.ingest(_store(), paths, own_address=mail_in.own_address_from_env(config), on_result=show,
+                           turns=settings.turns)
     typer.echo(tally.summary())
 
 
@@ -544,6 +577,9 @@ def global_options_first(argv: list[str]) -> list[str]:
 
 
 def main() -> None:
+    from pbem.cli.terminal import scrub_output
+
+    scrub_output()  # no control character from players' mail reaches the GM's terminal
     try:
         app(args=global_options_first(sys.argv[1:]), prog_name="pbem")
     except BrokenPipeError:
@@ -555,4 +591,4 @@ def main() -> None:
 
 
 # The commands of the other command modules register themselves on `app` when imported.
-from pbem.cli import controls as _controls, mailloop as _mailloop  # noqa: E402,F401
+from pbem.cli import controls as _controls, mailloop as _mailloop, press as _press, verify as _verify  # noqa: E402,F401

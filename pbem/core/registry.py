@@ -14,6 +14,7 @@ import types
 from functools import lru_cache
 from pathlib import Path
 
+from pbem.core import citations
 from pbem.core.errors import DataError, NotFound
 
 _PKG = Path(__file__).resolve().parent.parent  # the pbem package
@@ -83,7 +84,9 @@ def get_rules(game_type: str):
         return _extra[game_type]
     if game_type not in game_types():
         raise NotFound(f"unknown game type '{game_type}'; known: {', '.join(game_types())}")
-    return load_module(game_type).RULES(load_data(game_type))
+    data = load_data(game_type)
+    citations.validate(data, f"{game_type}/data.toml")  # issue 18: the map from rulings to the rules text
+    return load_module(game_type).RULES(data)
 
 
 def order_doc(game_type: str) -> str:

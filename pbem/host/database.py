@@ -112,6 +112,89 @@ def m004_ready(db: sqlite_utils.Database) -> None:
     db.execute("update submissions set ready = 1 where status = 'accepted'")
 
 
+@migrations()
+def m005_controls(db: sqlite_utils.Database) -> None:
+    """The GM's controls between deadlines (pbem.host.controls, pbem.host.seats): the host's
+    game options (grace, remind, early, absences, press, seat_policy, gm_email) and their
+    grace in seconds (so `due_games` finds due games by SQL), a pause; seat flags (vacant,
+    the person playing a seat); the GM-action log, announcements, observers, absences, WAITs,
+    draw/concede proposals, reminders sent, open sign-ups, and the seats' history."""
+    db["games"].add_column("host_options", str)
+    db["games"].add_column("grace", int, not_null_default=0)
+    db["games"].add_column("early", int, not_null_default=1)
+    db["games"].add_column("paused", str)  # when the GM paused it (NULL: not paused)
+    db["games"].add_column("paused_left", int)  # seconds that were left before the deadline
+    db["players"].add_column("vacant", int, not_null_default=0)
+    db["players"].add_column("person", str)  # who plays the seat now, when not its first player
+    db["gm_actions"].create(
+        {"id": int, "game_id": str, "at": str, "by": str, "action": str, "detail": str, "reason": str}, pk="id")
+    db["gm_actions"].create_index(["game_id"])
+    db["announcements"].create(
+        {"id": int, "game_id": str, "at": str, "phase": int, "subject": str, "text": str, "public": int}, pk="id")
+    db["announcements"].create_index(["game_id"])
+    db["observers"].create({"game_id": str, "email": str, "added": str}, pk=("game_id", "email"))
+    db["absences"].create(
+        {"id": int, "game_id": str, "player": str, "start": str, "end": str, "days": int, "declared": str}, pk="id")
+    db["absences"].create_index(["game_id", "player"])
+    db["waits"].create({"game_id": str, "phase": int, "player": str, "at": str}, pk=("game_id", "phase", "player"))
+    db["proposals"].create(
+        {"game_id": str, "phase": int, "player": str, "kind": str, "at": str}, pk=("game_id", "phase", "player"))
+    db["notices"].create(
+        {"game_id": str, "phase": int, "player": str, "kind": str, "at": str}, pk=("game_id", "phase", "player", "kind"))
+    db["signups"].create(
+        {"id": str, "type": str, "seats": int, "seed": str, "options": str, "host_options": str, "schedule": str,
+         "created": str}, pk="id")
+    db["signup_players"].create(
+        {"game_id": str, "name": str, "email": str, "password": str, "joined": str}, pk=("game_id", "name"))
+    db["seat_history"].create(
+        {"id": int, "game_id": str, "player": str, "at": str, "change": str, "old": str, "new": str}, pk="id")
+
+
+@migrations()
+def m006_mailloop(db: sqlite_utils.Database) -> None:
+    """The unattended mail loop (issue 14): messages fetched from IMAP, each stored raw with its
+    UIDVALIDITY and UID in one transaction (and later the inbox row that processed it); each
+    mailbox's last UIDVALIDITY; bounces recorded against an address; the guard's log (replies
+    withheld: password guessing, the per-sender reply cap); and `pbem run`'s own small state."""
+    db["imap_fetched"].create(
+        {"id": int, "account": str, "uidvalidity": int, "uid": int, "fetched": str, "delivered": str, "size": int,
+         "raw": bytes, "raw_sha256": str, "truncated": int, "inbox_id": int, "done": str},
+        pk="id",
+    )
+    db["imap_fetched"].create_index(["account", "uidvalidity", "uid"], unique=True)
+    db["imap_fetched"].create_index(["inbox_id"])
+    db["imap_mailboxes"].create({"account": str, "uidvalidity": int, "seen": str, "changes": int}, pk="account")
+    db["bounces"].create(
+        {"id": int, "inbox_id": int, "at": str, "address": str, "game_id": str, "player": str, "outbox_id": int,
+         "action": str, "status": str, "diagnostic": str},
+        pk="id",
+    )
+    db["bounces"].create_index(["address"])
+    db["bounces"].create_index(["game_id", "player"])
+    db["guard_log"].create(
+        {"id": int, "at": str, "kind": str, "game_id": str, "player": str, "address": str, "inbox_id": int,
+         "outbox_id": int, "detail": str},
+        pk="id",
+    )
+    db["guard_log"].create_index(["kind", "at"])
+    db["run_state"].create({"key": str, "value": str, "at": str}, pk="key")
+    db["inbox"].create_index(["game_id", "player", "ingested"])
+    db["outbox"].create_index(["to_addr", "created"])
+
+
+@migrations()
+def m007_press(db: sqlite_utils.Database) -> None:
+    """Press (pbem.host.press): every message players and the GM send each other through the
+    judge, with its turn, sender, recipients (JSON list; NULL: to all, public) and whether it
+    was grey (anonymous to players)."""
+    db["press"].create(
+        {"id": int, "game_id": str, "phase": int, "sent": str, "sender": str, "recipients": str, "public": int,
+         "grey": int, "body": str, "source": str, "inbox_id": int},
+        pk="id",
+    )
+    db["press"].create_index(["game_id", "phase"])
+    db["press"].create_index(["game_id", "sender", "sent"])
+
 class Store(sqlite_utils.Database):
     """sqlite-utils' Database whose outermost atomic() block is a write transaction that takes
     the write lock first (BEGIN IMMEDIATE), so concurrent pbem processes wait their turn

@@ -8,6 +8,7 @@ import logging
 import re
 
 from pbem.host import schedule
+from pbem.host.addresses import is_writable
 
 log = logging.getLogger("pbem.mail")
 
@@ -39,8 +40,8 @@ def clean_address(value: str | None) -> str | None:
     value = _CONTROL.sub(" ", value)
     from email.utils import getaddresses  # only here: the email package is slow to import
 
-    valid = {a.strip() for _, a in getaddresses([value]) if _ADDR.match(a.strip() or "") and len(a.strip()) <= 254}
-    return valid.pop() if len(valid) == 1 else None  # exactly one address, or none at all
+    valid = {a.strip() for _, a in getaddresses([value]) if _ADDR.match(a.strip() or "") and is_writable(a.strip())}
+    return valid.pop() if len(valid) == 1 else None  # exactly one address that mail can carry, or none at all
 
 
 # --- queueing (called inside the host's transactions) -------------------------------------------

@@ -5,6 +5,8 @@ writing side.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from pbem.core import engine
 from pbem.core.errors import NotFound
 from pbem.core.registry import get_rules
@@ -22,6 +24,8 @@ def status(db, game_id: str | None = None) -> dict:
         asked = engine.active_players(rules, state)
         latest = read.latest_submissions(db, game["id"], game["phase"])
         outcome = loads(game["outcome"])
+        seats = read.players(db, game["id"])
+        idle = {p["name"] for p in seats if p.get("bot") or p.get("vacant")}  # never awaited (pbem.host.controls)
         out.append({
             "id": game["id"],
             "type": game["type"],
@@ -30,7 +34,7 @@ def status(db, game_id: str | None = None) -> dict:
             "turn": game["phase"],
             "phase": state["flow"].get("phase"),
             "players": [{"name": p["name"], "seat": p["seat"]} for p in read.players(db, game["id"])],
-            "awaiting": [p for p in asked if p not in latest],
+            "awaiting": [p for p in asked if p not in latest and p not in idle],
             "submitted": sorted(p for p in latest if p in asked),
             # who sent orders but is not ready (lines rejected, no READY), and why
             "not_ready": {p: why for p, why in read.not_ready(db, game["id"], game["phase"], asked, latest).items()
@@ -41,6 +45,16 @@ def status(db, game_id: str | None = None) -> dict:
             "seed": game["seed"] if game["status"] == "finished" else None,
             "winners": outcome["winners"] if outcome else [],
             "mail": read.outbox_counts(db, game["id"]),  # outbox rows by status (queued, sending, sent, failed)
+            **mail_trouble(db, game["id"]),  # issue 14: bounces and password guessing, for the GM
+            # the GM's controls (issue 13): a pause, a deadline passed, bot and vacant seats, resignations
+            "paused": game.get("paused"),
+            "deadline_passed": bool(game["deadline"]) and game["status"] == "running"
+            and schedule.parse_time(game["deadline"]) <= schedule.now(),
+            "bots": [p["name"] for p in seats if p.get("bot")],
+            "vacant": [p["name"] for p in seats if p.get("vacant")],
+            "resigned": [{"player": a["detail"].split(":")[0].removeprefix("seat "), "at": a["at"]}
+                         for a in read.gm_actions(db, game["id"]) if a["action"] == "resign"],
+            "ended_by": (outcome or {}).get("ended_by"),
         })
     return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "mail": read.outbox_counts(db)}
 
@@ -82,3 +96,32 @@ def orders_so_far(db, game: dict, who: str) -> str:
         else:
             lines.append(f"  {p}: not ready" + (f" ({why})" if p == who else ""))
     return "\n".join(lines) + "\n"
+
+
+def mail_trouble(db, game_id: str) -> dict:
+    """Issue 14: what the GM should know about a game's mail -- `bounces` (the players' addresses
+    that bounced in the last 30 days: count, last time, status) and `guessing` (seats whose
+    wrong passwords went unanswered in the last 24 hours) -- and `alerts`, the same as lines
+    for `pbem status`."""
+    out: dict = {"bounces": [], "guessing": [], "alerts": []}
+    now = schedule.now()
+    if read.has_table(db, "bounces"):
+        since = schedule.iso(now - timedelta(days=30))
+        for b in read.rows(db, "select player, address, count(*) as count, max(at) as last, "
+                               "(select status || ' ' || diagnostic from bounces b2 where b2.game_id = b.game_id "
+                               " and b2.address = b.address order by b2.id desc limit 1) as why "
+                               "from bounces b where game_id = ? and at >= ? group by player, address order by player",
+                           [game_id, since]):
+            out["bounces"].append(b)
+            out["alerts"].append(f"mail to {b['player'] or '?'} <{b['address']}> bounced ({b['count']}x, last {b['last']}: "
+                                 f"{' '.join((b['why'] or '').split())[:120] or 'no reason given'})")
+    if read.has_table(db, "guard_log"):
+        since = schedule.iso(now - timedelta(hours=24))
+        for g in read.rows(db, "select player, count(*) as withheld, max(at) as last from guard_log "
+                               "where game_id = ? and kind = 'guessing' and at >= ? group by player order by player",
+                           [game_id, since]):
+            out["guessing"].append(g)
+            out["alerts"].append(f"password guessing on {g['player']}'s seat: {g['withheld']} wrong password(s) not "
+                                 f"answered in the last 24h (last {g['last']})")
+    return out
+

@@ -49,11 +49,15 @@ def players(db, game_id: str) -> list[dict]:
 
 
 def player(db, game_id: str, name: str) -> dict:
-    """One players row, by name (case-insensitive)."""
+    """One players row, by name (case-insensitive), or by the name of the person who took the
+    seat over (pbem.host.seats.replace: the seat keeps its name)."""
     name = (name or "").strip().lower()
     seats = players(db, game_id)
     for row in seats:
         if row["name"] == name:
+            return row
+    for row in seats:
+        if name and row.get("person") == name:
             return row
     names = ", ".join(r["name"] for r in seats)
     raise NotFound(f"game '{game_id}' has no player '{name}'; its players are {names}")
@@ -148,3 +152,43 @@ def outbox_counts(db, game_id: str | None = None) -> dict[str, int]:
 def turn_dir(turns: str | Path, game_id: str, number: int) -> Path:
     """The GM's folder of one turn: order files dropped in, reports written out."""
     return Path(turns) / game_id / str(number)
+
+
+# --- the GM's controls (pbem.host.controls, pbem.host.seats) ----------------------------------
+
+# The host's game options and their defaults (pbem.host.controls.OPTIONS checks them).
+HOST_DEFAULTS = {"grace": "off", "remind": "off", "early": "on", "absences": "7", "press": "white",
+                 "seat_policy": "vacant", "gm_email": ""}
+
+
+def host_options(db, game_or_id: str | dict) -> dict[str, str]:
+    """A game's host options (grace, remind, early, absences, press, seat_policy, gm_email),
+    the defaults filled in; `game_or_id` is a game id or a games row already read."""
+    row = game(db, game_or_id) if isinstance(game_or_id, str) else game_or_id
+    return {**HOST_DEFAULTS, **(loads(row.get("host_options")) or {})}
+
+
+def announcements(db, game_id: str, public_only: bool = True) -> list[dict]:
+    """A game's announcements (GM actions told to the players), oldest first: id, at, phase,
+    subject, text, public. Only the public ones (told to everyone) unless asked."""
+    if not has_table(db, "announcements"):
+        return []
+    where = " and public = 1" if public_only else ""
+    return rows(db, f"select id, at, phase, subject, text, public from announcements where game_id = ?{where} order by id",
+                [game_id])
+
+
+def gm_actions(db, game_id: str | None = None) -> list[dict]:
+    """The GM-action log (who, what, when, why), oldest first."""
+    if not has_table(db, "gm_actions"):
+        return []
+    if game_id:
+        return rows(db, "select * from gm_actions where game_id = ? order by id", [game_id])
+    return rows(db, "select * from gm_actions order by id")
+
+
+def observers(db, game_id: str) -> list[str]:
+    """The addresses observing a game (each gets every turn's public report)."""
+    if not has_table(db, "observers"):
+        return []
+    return [r[0] for r in db.execute("select email from observers where game_id = ? order by email", [game_id]).fetchall()]

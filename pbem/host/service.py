@@ -7,14 +7,16 @@ for anything a user did wrong; the CLI turns those into clean messages.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
+import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 
-from pbem.core import engine
+from pbem.core import citations, engine
 from pbem.host import outbox, read, reporting, schedule, store
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
@@ -27,6 +29,8 @@ from pbem.core.orders import Script, decode, read_script
 from pbem.core.registry import get_rules
 from pbem.core.rng import Rng, new_seed, seed_hash
 from pbem.host.store import dumps, loads
+
+log = logging.getLogger("pbem.host")
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 RESERVED = {"public", "reports", "all"}
@@ -50,9 +54,9 @@ def _check_name(kind: str, value: str) -> str:
 
 
 def new_password() -> str:
-    import secrets
+    from pbem.host import passwords  # issue 14: six words of 2048 (66 bits)
 
-    return f"{secrets.choice(WORDS)}-{secrets.choice(WORDS)}-{secrets.randbelow(90) + 10}"
+    return passwords.new_password()
 
 
 def _store_reports(db, game_id: str, number: int, texts: dict[str, str]) -> None:
@@ -68,20 +72,76 @@ def _write_report_files(turns: str | Path | None, game_id: str, number: int, tex
     folder = turn_dir(turns, game_id, number) / "reports"
     folder.mkdir(parents=True, exist_ok=True)
     for who, text in texts.items():
-        (folder / f"{who or 'public'}.txt").write_text(text, encoding="utf-8")
+        target = folder / f"{who or 'public'}.txt"
+        tmp = folder / f".{target.name}.tmp"  # whole or not at all: a crash leaves no half report
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+
+def restore_report_files(db, turns: str | Path | None) -> list[Path]:
+    """Write the report files of each game's current turn that are missing from turns/ (a
+    run killed between its commit and the files, a file deleted by hand): the files are
+    copies of the store's reports, so any later run makes them whole again. One listing of
+    a folder a game; a finished game whose folder the GM removed is left alone. Returns the
+    files written."""
+    if turns is None or not Path(turns).is_dir():
+        return []
+    wanted: dict[tuple[str, int, str], dict[str, str]] = {}
+    for gid, number, status, who in db.execute(
+            "SELECT r.game_id, r.phase, g.status, r.player FROM reports r JOIN games g ON g.id = r.game_id AND r.phase = g.phase"):
+        wanted.setdefault((gid, number, status), {})[f"{who or 'public'}.txt"] = who
+    written = []
+    for (gid, number, status), names in wanted.items():
+        folder = turn_dir(turns, gid, number) / "reports"
+        if status != "running" and not folder.parent.parent.is_dir():
+            continue
+        try:
+            have = set(os.listdir(folder))
+        except FileNotFoundError:
+            have = set()
+        missing = [who for name, who in names.items() if name not in have]
+        if not missing:
+            continue
+        texts = {who: text for who, text in db.execute(
+            f"SELECT player, text FROM reports WHERE game_id = ? AND phase = ? AND player IN ({','.join('?' * len(missing))})",
+            [gid, number, *missing])}
+        _write_report_files(turns, gid, number, texts)
+        written += [folder / f"{who or 'public'}.txt" for who in texts]
+    return written
 
 
 # --- new -----------------------------------------------------------------------------------
 
 def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | None = None,
              options: dict[str, str] | None = None, sched: dict | None = None,
-             turns: str | Path | None = DEFAULT_TURNS) -> dict:
+             turns: str | Path | None = DEFAULT_TURNS, open_seats: int | None = None,
+             passwords: dict[str, str] | None = None) -> dict:
     """Create a game, set it up, open turn 1 and write its reports. Returns the game row and
-    the players' generated passwords."""
+    the players' generated passwords (or those given in `passwords`, by player name).
+
+    `options` holds the game rules' options and the host's (grace, remind, early, ...: see
+    pbem.host.controls.OPTIONS), told apart by name. With `open_seats` N the game is
+    announced for open sign-up instead (pbem.host.seats.open_game): no players yet."""
+    from pbem.host import controls
+
+    if open_seats is not None:
+        from pbem.host import seats as seat_control
+
+        if players:
+            raise PbemError("an open game takes no players: they JOIN it")
+        return {"signup": seat_control.open_game(db, game_type, game_id, open_seats, seed=seed, options=options,
+                                                  sched=sched), "players": []}
     rules = get_rules(game_type)
     game_id = _check_name("game id", game_id)
     if db["games"].exists() and db["games"].count_where("id = ?", [game_id]):
         raise PbemError(f"a game '{game_id}' already exists")
+    if db["signups"].exists() and db["signups"].count_where("id = ?", [game_id]):
+        raise PbemError(f"a game '{game_id}' already exists (open for sign-up)")
+    options, host_options = controls.split_options(options)
     seats = []
     for spec in players:
         name, _, email = spec.partition(":")
@@ -89,8 +149,11 @@ def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | N
         if any(s["name"] == name for s in seats):
             raise PbemError(f"player '{name}' is named twice")
         email = email.strip()
-        if email and not re.fullmatch(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+", email):
-            raise PbemError(f"'{email}' is not an email address")
+        if email:
+            # issue 14: only addresses mail can carry
+            from pbem.host.addresses import check_address
+
+            email = check_address(email)
         seats.append({"name": name, "email": email or None})
     info = rules.info
     if not info.min_players <= len(seats) <= info.max_players:
@@ -103,9 +166,10 @@ def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | N
         "id": game_id, "type": game_type, "seed": seed, "seed_hash": seed_hash(seed),
         "options": dumps(options or {}), "schedule": dumps(sched), "status": "running", "phase": 1,
         "deadline": schedule.iso(due), "created": schedule.iso(opened), "finished": None, "outcome": None,
+        **controls.option_columns(host_options),
     }
     for i, s in enumerate(seats):
-        s.update(game_id=game_id, seat=i + 1, bot=0, password=new_password())
+        s.update(game_id=game_id, seat=i + 1, bot=0, password=(passwords or {}).get(s["name"]) or new_password())
     if state["flow"].get("over"):
         game.update(status="finished", finished=schedule.iso(opened), outcome=dumps(rules.outcome(state)))
     with db.atomic():
@@ -136,6 +200,8 @@ class Ack:
     reason: str = ""
     submission_id: int | None = None
     confirmed: bool = False  # the orders carry a READY line
+    rules: dict[int, str] = field(default_factory=dict)  # issue 18: line -> the rule its ruling applies
+    rule: str = ""  # ...and the rule of `reason`, when the whole submission is rejected by one
 
     @property
     def ready(self) -> bool:
@@ -153,24 +219,32 @@ class Ack:
         prefix = f"line {r.number}, "
         return r.reason[len(prefix):] if r.reason.startswith(prefix) else r.reason
 
+    def _cited(self, r: LineResult, why: str) -> str:
+        """`why` with the rule the ruling applies in brackets, at the end of its first line."""
+        rule = self.rules.get(r.number)
+        if not rule:
+            return why
+        first, sep, rest = why.partition("\n")
+        return f"{first} [{rule}]{sep}{rest}"
+
     @property
     def text(self) -> str:
         head = f"pbem acknowledgement: game {self.game_id}, player {self.player}" + (f", turn {self.turn}" if self.turn else "")
         out = [head, "=" * len(head)]
         if self.status == "rejected":
-            out.append(f"REJECTED: {self.reason}")
+            out.append(f"REJECTED: {self.reason}" + (f" [{self.rule}]" if self.rule else ""))
             out.append("Nothing was changed; any earlier orders you sent for this turn still stand.")
-            out += [f"line {r.number:>3}: REJECTED  {self._why(r)}" for r in self.lines if r.status != "accepted"]
-            return "\n".join(out) + "\n"
+            out += [f"line {r.number:>3}: REJECTED  {self._cited(r, self._why(r))}" for r in self.lines if r.status != "accepted"]
+            return "\n".join(out + self._rules_note()) + "\n"
         for r in self.lines:
             if r.status == "ignored":
                 out.append(f"line {r.number:>3}: ignored, not an order  {r.text}")
             elif r.status == "accepted" and r.reason:
-                out.append(f"line {r.number:>3}: accepted, if the dice allow  {r.order} ({r.reason})")
+                out.append(f"line {r.number:>3}: accepted, if the dice allow  {self._cited(r, f'{r.order} ({r.reason})')}")
             elif r.status == "accepted":
                 out.append(f"line {r.number:>3}: accepted  {r.order}")
             else:
-                out.append(f"line {r.number:>3}: REJECTED  {self._why(r)}")
+                out.append(f"line {r.number:>3}: REJECTED  {self._cited(r, self._why(r))}")
         accepted = sum(1 for r in self.lines if r.status == "accepted")
         ignored = sum(1 for r in self.lines if r.status == "ignored")
         rejected = len(self.lines) - accepted - ignored
@@ -184,7 +258,23 @@ class Ack:
             out.append("You are NOT READY while lines are rejected: the turn waits for your corrected orders until its "
                        "deadline (then the rejected lines are skipped). To keep these orders as they are, send them "
                        "again with a line READY.")
-        return "\n".join(out) + "\n"
+        return "\n".join(out + self._rules_note()) + "\n"
+
+    def _rules_note(self) -> list[str]:
+        """How to read the brackets, when a ruling cites one (issue 18)."""
+        if not (self.rule or any(r.number in self.rules for r in self.lines if r.status != "accepted" or r.reason)):
+            return []
+        return ["[...] names the rule each ruling applies: a section of the game's rules text, or a CHOICE of ours "
+                "written in the game's data (see `How to read the rulings` in the game's orders)."]
+
+
+def _cite_whole(game_type: str, reason: str) -> str:
+    """The rule a whole submission's rejection applies (the game is over, not your turn), if
+    the game's citations name one; a password or deadline is no rule of the game: ''."""
+    try:
+        return citations.cite_reason(get_rules(game_type).data, reason) or ""
+    except PbemError:
+        return ""
 
 
 def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False,
@@ -219,7 +309,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             raise InputError("; ".join(script.header_errors))
         if script.game and script.game != game_id:
             raise AuthError(f"these orders are for game '{script.game}', not '{game_id}'")
-        if script.player and script.player != player:
+        if script.player and script.player not in (player, row.get("person")):  # a replacement may use their own name
             raise AuthError(f"these orders are for player '{script.player}', not '{player}'; a player can only send their own orders")
         if script.password is not None and script.password != row["password"]:
             raise AuthError("wrong password")
@@ -231,6 +321,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         state = current_state(db, game)
         # a bot seat's lines come from the legal list: one outcome is check enough (autoplay stays fast)
         ack.lines = engine.check_script(rules, state, player, script, worlds_n=1 if source == "bot" else engine.CHECK_WORLDS)
+        ack.rules = {r.number: rule for r in ack.lines if r.reason and r.status != "ignored"
+                     and (rule := citations.cite_reason(rules.data, r.reason, r.text))}  # issue 18
         ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
         ack.confirmed = script.ready or trusted  # the GM's own entries (and bot seats) are taken as they are
         if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
@@ -243,6 +335,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             raise InputError("no usable orders: every line was rejected (each line says why); nothing was changed")
     except PbemError as err:
         ack.reason = str(err)
+        ack.rule = _cite_whole(game["type"], ack.reason)
     with db.atomic():
         ack.submission_id = db["submissions"].insert({
             "game_id": game_id, "phase": number, "player": player, "received": received,
@@ -270,8 +363,8 @@ def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) 
             continue
         try:
             acks.append(submit(db, game_id, path.stem, raw, source=source, trusted=True))
-        except NotFound as err:
-            raise PbemError(f"{path}: {err}") from None
+        except NotFound as err:  # resolve reports it for this game, and goes on with the others
+            raise PbemError(f"{path}: {err}; move the file away (only PLAYER.txt files belong there)") from None
     return acks
 
 
@@ -281,7 +374,7 @@ def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) 
 class Resolved:
     game_id: str
     turn: int
-    outcome: str  # resolved | waiting | finished
+    outcome: str  # resolved | waiting | finished | error (this game could not be resolved: detail says why)
     detail: str = ""
     nmr: list[str] = field(default_factory=list)
     reports: dict[str, str] = field(default_factory=dict)  # with preview: every report of the new turn
@@ -340,14 +433,31 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     number = game["phase"]
     if game["status"] != "running":
         return Resolved(game_id, number, "finished", "the game is over"), None
+    # the GM's controls: pause, bot and vacant seats, WAIT, grace, early
+    from pbem.host import controls
+
+    if controls.paused_waiting(game):
+        return Resolved(game_id, number, "waiting", controls.paused_waiting(game)), None
     phase = _phase(db, game_id, number)
     state = loads(phase["state"])
     collect_turn_files(db, game_id, number, turns)
     asked = engine.active_players(rules, state)
     latest = read.latest_submissions(db, game_id, number)
-    unready = read.not_ready(db, game_id, number, asked, latest)
-    due = bool(phase["deadline"]) and schedule.now() >= schedule.parse_time(phase["deadline"])
-    if unready and not (force or due):
+    if controls.bot_submissions(db, game, rules, state, asked, latest):  # bot seats play now
+        latest = read.latest_submissions(db, game_id, number)
+    seated = {p["name"]: p for p in _players(db, game_id)}
+    humans = [p for p in asked if not seated[p].get("bot") and not seated[p].get("vacant")]  # vacant: defaults
+    unready = read.not_ready(db, game_id, number, humans, latest)
+    for p in controls.waiting(db, game_id, number):
+        if p in humans:
+            unready.setdefault(p, "sent WAIT")
+    now = schedule.now()
+    passed = bool(phase["deadline"]) and now >= schedule.parse_time(phase["deadline"])
+    due = passed and now >= schedule.parse_time(phase["deadline"]) + timedelta(seconds=game.get("grace") or 0)
+    early = bool(game.get("early", 1)) or not phase["deadline"] or passed
+    if (unready or not early) and not (force or due):
+        if not unready:
+            return Resolved(game_id, number, "waiting", f"early resolution is off: waiting for the deadline {phase['deadline']}"), None
         return Resolved(game_id, number, "waiting", "waiting for " + ", ".join(
             p if why == "no orders" else f"{p} ({why})" for p, why in unready.items())), None
     scripts: dict[str, Script | None] = {p: None for p in asked}
@@ -376,10 +486,18 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
         "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,
     })
     db["games"].update(game_id, game_update)
+    if due_next is not None:  # a deadline inside a declared absence moves to its end
+        moved = controls.apply_absences(db, game_id, new_number, game_update["deadline"],
+                                        engine.active_players(rules, res.state))
+        game_update["deadline"] = moved or game_update["deadline"]
     merged = {**game, **game_update}
-    texts = reporting.render(rules, merged, players, res.state, res.events, new_number)
+    from pbem.host import press  # issue 13: each reader's press of the turn just resolved, for their report
+
+    with_press = {**merged, "press": press.for_reports(db, game_id, number, [p["name"] for p in players])}
+    texts = reporting.render(rules, with_press, players, res.state, res.events, new_number)
     _store_reports(db, game_id, new_number, texts)
     outbox.queue_reports(db, merged, players, new_number, texts)  # mail: each player's report
+    controls.queue_observer_reports(db, merged, new_number, texts.get(""))  # mail: the observers' public report
     detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(engine.active_players(rules, res.state))}"
     result = Resolved(game_id, number, "finished" if over else "resolved", detail, res.nmr,
                       reports=texts if preview else {}, state_hash=engine.state_hash(res.state))
@@ -390,20 +508,31 @@ def due_games(db, turns: str | Path | None = None) -> list[str]:
     """The running games that may resolve now, found by SQL so that the cost follows the
     due games, not the size of the store: a deadline passed, every asked player is ready
     (their latest orders have no rejected line, or carry READY), or (with a turns folder) an
-    order file waits for the current turn."""
+    order file waits for the current turn.
+
+    The GM's controls (pbem.host.controls): a paused game is never due; a deadline counts
+    once its grace is over too; early resolution needs the game's `early` option (or no
+    deadline, or a deadline passed) and no WAIT from a player asked; bot and vacant seats
+    are not waited for."""
     now = schedule.iso(schedule.now())
     rows = db.execute(
         """
         SELECT g.id FROM games g JOIN phases p ON p.game_id = g.id AND p.number = g.phase
-        WHERE g.status = 'running' AND (
-          (g.deadline IS NOT NULL AND g.deadline <= ?)
-          OR NOT EXISTS (
+        WHERE g.status = 'running' AND g.paused IS NULL AND (
+          (g.deadline IS NOT NULL AND g.deadline <= ?
+            AND (g.grace = 0 OR strftime('%Y-%m-%dT%H:%M:%SZ', g.deadline, '+' || g.grace || ' seconds') <= ?))
+          OR ((g.early = 1 OR g.deadline IS NULL OR g.deadline <= ?)
+            AND NOT EXISTS (SELECT 1 FROM waits w JOIN json_each(p.active) aw ON aw.value = w.player
+                            WHERE w.game_id = g.id AND w.phase = g.phase)
+            AND NOT EXISTS (
             SELECT 1 FROM json_each(p.active) a WHERE NOT EXISTS (
               SELECT 1 FROM submissions s WHERE s.ready = 1 AND s.id = (
                 SELECT max(s2.id) FROM submissions s2 WHERE s2.game_id = g.id AND s2.phase = g.phase
-                  AND s2.player = a.value AND s2.status != 'rejected'))))
+                  AND s2.player = a.value AND s2.status != 'rejected'))
+              AND NOT EXISTS (SELECT 1 FROM players pl WHERE pl.game_id = g.id AND pl.name = a.value
+                              AND (pl.bot = 1 OR pl.vacant = 1)))))
         """,
-        [now],
+        [now, now, now],
     ).fetchall()
     ids = {r[0] for r in rows}
     if turns is not None and Path(turns).is_dir():
@@ -411,7 +540,7 @@ def due_games(db, turns: str | Path | None = None) -> list[str]:
         if folders:
             marks = ",".join("?" * len(folders))
             for gid, number in db.execute(
-                f"SELECT id, phase FROM games WHERE status = 'running' AND id IN ({marks})", sorted(folders)
+                f"SELECT id, phase FROM games WHERE status = 'running' AND paused IS NULL AND id IN ({marks})", sorted(folders)
             ).fetchall():
                 if any(turn_dir(turns, gid, number).glob("*.txt")):
                     ids.add(gid)
@@ -419,13 +548,18 @@ def due_games(db, turns: str | Path | None = None) -> list[str]:
 
 
 def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: str | Path | None = DEFAULT_TURNS,
-            max_phases: int = 100_000, preview: bool = False) -> list[Resolved]:
+            max_phases: int = 100_000, preview: bool = False, keep_going: bool = False) -> list[Resolved]:
     """Resolve every phase whose orders are all in (or whose deadline has passed, or all with
     `force`), again and again until each game waits for orders or ends.
 
     With `preview`, resolve the current phase of each game without committing anything
     (no phase, event, report or mail is stored; no file is written) and return the result
-    with every report; the real resolution later gives the same result."""
+    with every report; the real resolution later gives the same result.
+
+    With `keep_going` (`pbem resolve`), a game that cannot be resolved (a stray file in its
+    turn folder, a bug) does not stop the others: its result says "error" and why, and the
+    next game goes on; without, the error is raised. Either way, the report files of each
+    game's current turn that are missing are written first (restore_report_files)."""
     if game_ids:
         games = [_game(db, g)["id"] for g in game_ids]
     elif force:
@@ -433,10 +567,22 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
     else:
         games = due_games(db, turns)
     results: list[Resolved] = []
+    if not preview:
+        restore_report_files(db, turns)
     for game_id in games:
         forced_once = force
         for _ in range(1 if preview else max_phases):
-            r = _resolve_phase(db, game_id, forced_once, turns, preview=preview)
+            try:
+                r = _resolve_phase(db, game_id, forced_once, turns, preview=preview)
+            except (sqlite3.Error, MemoryError):
+                raise  # the store or the machine, not this game: the same for every game
+            except Exception as err:  # one game's problem: reported, and the others go on
+                if not keep_going:
+                    raise
+                if not isinstance(err, PbemError):
+                    log.debug("resolving %s", game_id, exc_info=True)  # PBEM_DEBUG users see it with logging on
+                    err = f"internal error: {type(err).__name__}: {err}"
+                r = Resolved(game_id, _game(db, game_id)["phase"], "error", str(err))
             forced_once = False  # --force resolves the phase due now, not every later one
             results.append(r)
             if r.outcome != "resolved":
@@ -475,6 +621,11 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
         cancelled = db.execute(
             "UPDATE outbox SET status = 'cancelled', last_error = ? WHERE game_id = ? AND phase > ? AND status = 'queued'",
             [f"rolled back to turn {to} (rollback {rb})", game_id, to]).rowcount
+        from pbem.host import controls
+
+        for table in ("waits", "proposals", "notices"):  # what players said about the turns set aside
+            db.execute(f"DELETE FROM [{table}] WHERE game_id = ? AND phase > ?", [game_id, to])
+        controls.rollback_notice(db, game_id, to, game["phase"], rb)  # recorded, and a correction notice queued
     return {"game": game_id, "from": game["phase"], "to": to, "archived": moved, "rollback_id": rb,
             "mail_cancelled": cancelled}
 

@@ -8,7 +8,8 @@ hidden entries are skipped). The mailbox is only read, never changed.
 Every message ends in exactly one outcome, recorded in the `inbox` table with its raw bytes:
 
 - **accepted**: orders taken (some lines may be rejected: the acknowledgement lists them), or
-  a REPORT or HELP request answered;
+  a REPORT or HELP request answered, or (a message may carry several) at least one mail
+  command or press block carried out (pbem.mail.commands);
 - **rejected**, with a reason: bad password, no password, unknown game, unknown player, sender
   mismatch, no From address, parse errors, no usable orders, wrong phase, late, game over, too large, no orders
   found, duplicate Message-ID, unreadable;
@@ -56,6 +57,7 @@ from pbem.core.errors import PbemError
 from pbem.host import schedule
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail import settings
+from pbem.mail import guard
 from pbem.mail.commands import rejection, dispatch
 from pbem.mail.outcome import MAX_MESSAGE_BYTES, Context, Outcome, Tally
 from pbem.mail.formats import Item, iter_items
@@ -76,10 +78,15 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
     """One message to its one outcome, in one savepoint (see `ingest` for the transaction)."""
     out = Outcome(item.origin, "rejected", "")
     try:
+        limit = store_limit(db)
+        if item.size is not None and item.size > limit:  # issue 17: never read whole, never stored whole
+            return _set_aside(db, item, out, limit)
         raw = item.read()
     except OSError as err:
         out.reason = f"unreadable: {err}"
         return out
+    if len(raw) > limit:
+        return _set_aside(db, Item(item.origin, item.kind, lambda: raw, item.delivered, item.name, size=len(raw)), out, limit)
     raw_sha = hashlib.sha256(raw).hexdigest()
     if db.execute("select 1 from inbox where raw_sha256 = ? limit 1", [raw_sha]).fetchone():
         out.outcome, out.reason = "seen", "already ingested"
@@ -123,7 +130,7 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
             elif not raw.strip():
                 out.outcome, out.reason = "ignored", "not for any game: an empty message"
             else:
-                dispatch(db, item, raw, msg, out, ctx)
+                guard.guarded(dispatch, db, item, raw, msg, out, ctx)  # issue 14: bounces, auto-replies, throttles
             _record(db, out)
     except Exception as err:
         # anything unforeseen: the message is kept and rejected as unreadable, never a traceback
@@ -131,6 +138,45 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
         out = Outcome(item.origin, "rejected", f"unreadable: {type(err).__name__}: {header_safe(err, 200)}")
         with db.atomic():
             out.inbox_id = _insert(db, "inbox", dict(row, outcome="rejected", reason=out.reason))
+    return out
+
+
+def store_limit(db) -> int:
+    """The largest message the store can keep whole: SQLite refuses a string or blob (and a
+    row) over SQLITE_LIMIT_LENGTH (1 GB unless compiled otherwise), less room for the rest
+    of the row."""
+    import sqlite3
+
+    length = db.conn.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
+    return max(length // 2, length - 64 * 1024)
+
+
+def _set_aside(db, item: Item, out: Outcome, limit: int) -> Outcome:
+    """A message too large for the store: recorded as rejected, with its size, its hash and
+    only its first bytes (truncated = 1), so that no rerun stops on it again; its bytes are
+    read in chunks, never whole. No reply: the sender of a gigabyte is not answered."""
+    raw_sha = item.sha256()
+    if db.execute("select 1 from inbox where raw_sha256 = ? limit 1", [raw_sha]).fetchone():
+        out.outcome, out.reason = "seen", "already ingested"
+        return out
+    head = item.head(KEEP_OF_LARGE)
+    try:
+        msg = BytesHeaderParser().parsebytes(head) if item.kind != "file" else None
+    except Exception:  # pragma: no cover - the parser is lenient
+        msg = None
+    out.reason = (f"too large to keep: the message is {item.size / 2**20:.1f} MB ({item.size} bytes), over the store's "
+                  f"limit of {limit / 2**20:.1f} MB; set aside with its first {len(head)} bytes")
+    row = {
+        "key": f"sha256:{raw_sha}", "content_sha256": raw_sha, "raw_sha256": raw_sha, "message_id": None,
+        "origin": item.origin, "kind": item.kind, "delivered": schedule.iso(item.delivered) if item.delivered else None,
+        "ingested": schedule.iso(schedule.now()),
+        "sender": header_safe(header(msg, "From"), 300) if msg is not None else None,
+        "subject": header_safe(header(msg, "Subject"), 300) if msg is not None else None,
+        "size": item.size, "raw": head, "truncated": 1, "outcome": "rejected", "reason": out.reason,
+        "game_id": None, "player": None, "submission_id": None, "outbox_id": None,
+    }
+    with db.atomic():
+        out.inbox_id = _insert(db, "inbox", row)
     return out
 
 
@@ -147,11 +193,11 @@ def _record(db, out: Outcome) -> None:
 
 
 def ingest(db, paths: list[str | Path], own_address: str | None = None, on_result: Callable[[Outcome], None] | None = None,
-           batch: int = 100, max_bytes: int = MAX_MESSAGE_BYTES) -> Tally:
+           batch: int = 100, max_bytes: int = MAX_MESSAGE_BYTES, turns: str | None = None) -> Tally:
     """Ingest every message under `paths` (see the module docstring). Messages are committed
     in batches (one transaction, each message in its own savepoint), so a crash loses at
     most a batch that re-ingesting redoes. Returns the tally; `on_result` sees each outcome."""
-    ctx = Context(own=clean_address(own_address), max_bytes=max_bytes)
+    ctx = Context(own=clean_address(own_address), max_bytes=max_bytes, turns=turns)
     tally = Tally()
     items = list(iter_items(paths))
     conn = db.conn

@@ -45,3 +45,6 @@ class Tally:
 class Context:
     own: str | None
     max_bytes: int = MAX_MESSAGE_BYTES
+    # where report files go when a message opens a turn (a JOIN that fills a game starts it);
+    # None: PBEM_TURNS, else ./turns
+    turns: str | None = None

@@ -31,7 +31,6 @@ import html
 import logging
 import re
 import smtplib
-import ssl
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from pbem.core.errors import PbemError
 from pbem import host
 from pbem.host import schedule
 from pbem.render.html import render_html_report
+from pbem.host.addresses import check_address
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail.headers import OWN_HEADER, msgid_ok
 from pbem.mail.settings import MailSettings
@@ -96,7 +96,8 @@ def report_html(db, row: dict) -> str | None:
 def build_message(row: dict, settings: MailSettings, html_body: str | None = None) -> EmailMessage:
     """The MIME message of one outbox row (`html_body`: its HTML part, else the text as HTML)."""
     msg = EmailMessage()
-    display = "pbem" + (f" {row['game_id']}" if row.get("game_id") else "")
+    # issue 14: the configured name; issue 17: a game id from mail may carry control characters
+    display = header_safe(settings.display_name(row.get("game_id")), 100)
     msg["From"] = Address(display_name=display, addr_spec=settings.from_addr)
     msg["To"] = Address(addr_spec=row["to_addr"])
     reply_to = clean_address(settings.reply_to) or settings.from_addr
@@ -112,8 +113,21 @@ def build_message(row: dict, settings: MailSettings, html_body: str | None = Non
     msg["X-Auto-Response-Suppress"] = "All"
     msg[OWN_HEADER] = header_safe(f"{row['kind']} {row.get('game_id') or '-'} {row['id']}")
     msg.set_content(row["body"], charset="utf-8")
+    images = []
+    if html_body and "<svg" in html_body:  # issue 14: drawings as inline PNG (cid:), for every client
+        from pbem.render.png import inline_images
+
+        html_body, images = inline_images(html_body, f"pbem.{row['id']}", settings.domain)
     msg.add_alternative(html_body or _html(row["body"]), subtype="html", charset="utf-8")
+    html_part = msg.get_payload()[1]
+    for i, image in enumerate(images, 1):
+        html_part.add_related(image.png, maintype="image", subtype="png", cid=f"<{image.cid}>",
+                              disposition="inline", filename=f"{'map' if i == 1 else 'drawing'}-{i}.png")
     return msg
+
+
+def _unwritable(err: Exception) -> str:
+    return f"cannot be written as mail: {type(err).__name__}: {header_safe(err, 200)}"
 
 
 def _assign_message_id(db, row: dict, settings: MailSettings) -> dict:
@@ -174,14 +188,14 @@ def _connect(settings: MailSettings) -> smtplib.SMTP:
     host, port = settings.host, settings.effective_port
     try:
         if settings.security == "ssl" or (settings.security == "auto" and port == 465):
-            smtp: smtplib.SMTP = smtplib.SMTP_SSL(host, port, timeout=settings.timeout, context=ssl.create_default_context())
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(host, port, timeout=settings.timeout, context=settings.ssl_context())
             secure = True
         else:
             smtp = smtplib.SMTP(host, port, timeout=settings.timeout)
             smtp.ehlo()
             secure = False
             if settings.security == "starttls" or (settings.security == "auto" and smtp.has_extn("starttls")):
-                smtp.starttls(context=ssl.create_default_context())
+                smtp.starttls(context=settings.ssl_context())
                 smtp.ehlo()
                 secure = True
         if settings.username:
@@ -228,7 +242,9 @@ def _decode(value) -> str:
 
 def _eml_name(row: dict) -> str:
     parts = [f"{row['id']:06d}", row.get("game_id") or "pbem", row.get("player") or "mail", row["kind"]]
-    return "-".join(re.sub(r"[^A-Za-z0-9_-]", "_", str(p)) for p in parts) + ".eml"
+    # each part cut to 40 characters (a game id or name taken from mail may be any length):
+    # the name stays far below the 255 bytes file systems allow, and unique by the row id
+    return "-".join(re.sub(r"[^A-Za-z0-9_-]", "_", str(p))[:40] for p in parts) + ".eml"
 
 
 def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool = False) -> SendResult:
@@ -240,7 +256,13 @@ def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool =
     for row in _due_rows(db):
         row = _assign_message_id(db, row, settings)
         path = folder / _eml_name(row)
-        path.write_bytes(bytes(build_message(row, settings, report_html(db, row))))
+        try:
+            data = bytes(build_message(row, settings, report_html(db, row)))
+        except (ValueError, TypeError, LookupError) as err:  # issue 14: set aside, the rest go on
+            _set(db, row["id"], status="failed", last_error=_unwritable(err))
+            result.failed.append((row["id"], _unwritable(err)))
+            continue
+        path.write_bytes(data)
         result.written.append(path)
         if mark_sent:
             _set(db, row["id"], status="sent", sent_at=schedule.iso(schedule.now()), last_error=f"written to {path} for sending by hand")
@@ -274,7 +296,16 @@ def send(db, settings: MailSettings, dry_run: str | Path | None = None, mark_sen
                     continue
                 row = _assign_message_id(db, row, settings)
                 try:
-                    outcome, why = _deliver(smtp, build_message(row, settings, report_html(db, row)), sender, row["to_addr"])
+                    check_address(row["to_addr"])  # queued before addresses were checked?
+                    message = build_message(row, settings, report_html(db, row))
+                    bytes(message)  # a header it cannot write fails here, not halfway through the batch
+                except (ValueError, TypeError, LookupError) as err:  # issue 14: set aside with its reason
+                    _set(db, row["id"], status="failed", claimed=None, last_error=_unwritable(err))
+                    result.failed.append((row["id"], _unwritable(err)))
+                    i += 1
+                    continue
+                try:
+                    outcome, why = _deliver(smtp, message, sender, row["to_addr"])
                 except BaseException:
                     _set(db, row["id"], status="queued", claimed=None)
                     raise

@@ -36,6 +36,25 @@ class MailSettings:
     timeout: float = 30.0
     retries: int = 3
     backoff: float = 2.0
+    name: str | None = None  # the display name in From (issue 14); "{game}" is replaced by the game's id
+    password_file: str | None = None  # the password, read from this file (issue 14)
+    ca_file: str | None = None  # trust this CA (PEM) besides the system's, e.g. a private mail server's
+    gm: str | None = None  # the GM's own address: notices for the GM (guessing, bounces) go there
+
+    def ssl_context(self):
+        return tls_context(self.ca_file)
+
+    def display_name(self, game_id: str | None = None) -> str:
+        """The name in From: `name` from the settings, else the display name of `from`, else
+        "pbem GAME"."""
+        name = self.name
+        if not name and self.sender:
+            from email.utils import parseaddr
+
+            name = parseaddr(str(self.sender))[0]
+        if not name:
+            return "pbem" + (f" {game_id}" if game_id else "")
+        return header_safe(name.replace("{game}", game_id or "").strip() or "pbem", 100)
 
     @property
     def effective_port(self) -> int:
@@ -68,11 +87,13 @@ ENV = {
     "host": "PBEM_SMTP_HOST", "port": "PBEM_SMTP_PORT", "security": "PBEM_SMTP_SECURITY",
     "username": "PBEM_SMTP_USER", "password": "PBEM_SMTP_PASSWORD", "sender": "PBEM_FROM",
     "reply_to": "PBEM_REPLY_TO", "timeout": "PBEM_SMTP_TIMEOUT",
+    "name": "PBEM_FROM_NAME", "password_file": "PBEM_SMTP_PASSWORD_FILE", "ca_file": "PBEM_CA_FILE", "gm": "PBEM_GM",
 }
 FILE_KEYS = {
     "host": "smtp_host", "port": "smtp_port", "security": "security", "username": "username",
     "password": "password", "sender": "from", "reply_to": "reply_to", "timeout": "timeout",
     "retries": "retries", "backoff": "backoff",
+    "name": "name", "password_file": "password_file", "ca_file": "ca_file", "gm": "gm",
 }
 
 
@@ -116,6 +137,140 @@ def load_settings(config: str | None = None, **overrides) -> MailSettings:
     s.security = str(s.security).lower()
     if s.security not in SECURITIES:
         raise PbemError(f"security '{s.security}' is not one of {', '.join(SECURITIES)}")
+    if not s.password and s.password_file:
+        s.password = read_password_file(s.password_file, "SMTP")
     return s
 
+
+# --- issue 14: TLS, password files, and the [imap] and [run] tables ---------------------------
+
+def tls_context(ca_file: str | None = None):
+    """A verifying TLS context: the system's CAs, plus `ca_file` when given."""
+    import ssl
+
+    context = ssl.create_default_context()
+    if ca_file:
+        try:
+            context.load_verify_locations(cafile=str(ca_file))
+        except (OSError, ssl.SSLError) as err:
+            raise PbemError(f"cannot read the CA file {ca_file}: {err}") from None
+    return context
+
+
+def read_password_file(path: str | os.PathLike, what: str) -> str:
+    """A password kept in a file of its own (its first line; the file should be readable by
+    the GM alone)."""
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise PbemError(f"cannot read the {what} password file {path}: {getattr(err, 'strerror', None) or err}") from None
+    lines = text.splitlines()
+    if not lines or not lines[0].strip():
+        raise PbemError(f"the {what} password file {path} is empty")
+    return lines[0].rstrip("\r\n")
+
+
+def config_table(name: str, config: str | None = None) -> tuple[dict, Path | None]:
+    """One table of pbem.toml (empty when there is no file or no such table), and the file."""
+    path = config_path(config)
+    if not path:
+        return {}, None
+    try:
+        with path.open("rb") as fh:
+            table = tomllib.load(fh).get(name, {})
+    except (tomllib.TOMLDecodeError, OSError) as err:
+        raise PbemError(f"{path}: {err}") from None
+    if not isinstance(table, dict):
+        raise PbemError(f"{path}: [{name}] must be a table")
+    return table, path
+
+
+IMAP_SECURITIES = ("ssl", "starttls", "none")
+
+
+@dataclass
+class ImapSettings:
+    """Where players' mail is read from: the `[imap]` table of pbem.toml and PBEM_IMAP_*
+    variables. The password only ever comes from a file (`password_file`) or the environment
+    (`PBEM_IMAP_PASSWORD`): never from pbem.toml itself, never the store."""
+
+    host: str | None = None
+    port: int | None = None
+    security: str = "ssl"  # ssl (IMAPS, 993) | starttls (143) | none (143, only with allow_plain)
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    password_file: str | None = None
+    folder: str = "INBOX"
+    after: str = "move"  # move (to `processed`) | flag (keyword `$PbemProcessed`)
+    processed: str = "pbem-processed"
+    timeout: float = 60.0
+    ca_file: str | None = None
+    batch: int = 200  # at most this many messages a run (the rest next time)
+    max_bytes: int = 25 * 1024 * 1024  # larger messages: their headers only (ingest rejects them as too large)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.host)
+
+    @property
+    def effective_port(self) -> int:
+        return self.port or (993 if self.security == "ssl" else 143)
+
+    @property
+    def account(self) -> str:
+        """The key fetched messages are recorded under: user, server and folder."""
+        return f"{self.username or ''}@{self.host}:{self.effective_port}/{self.folder}"
+
+    def describe(self) -> str:
+        who = f"{self.username}@" if self.username else ""
+        return f"imap{'s' if self.security == 'ssl' else ''}://{who}{self.host}:{self.effective_port}/{self.folder} ({self.security})"
+
+    def ssl_context(self):
+        return tls_context(self.ca_file)
+
+
+IMAP_ENV = {
+    "host": "PBEM_IMAP_HOST", "port": "PBEM_IMAP_PORT", "security": "PBEM_IMAP_SECURITY", "username": "PBEM_IMAP_USER",
+    "password": "PBEM_IMAP_PASSWORD", "password_file": "PBEM_IMAP_PASSWORD_FILE", "folder": "PBEM_IMAP_FOLDER",
+    "ca_file": "PBEM_CA_FILE",
+}
+IMAP_KEYS = ("host", "port", "security", "username", "password_file", "folder", "after", "processed", "timeout",
+             "ca_file", "batch", "max_bytes")
+
+
+def load_imap_settings(config: str | None = None, **overrides) -> ImapSettings:
+    """The [imap] table, then the environment, then `overrides` (None: not given)."""
+    table, path = config_table("imap", config)
+    s = ImapSettings()
+    if "password" in table:
+        raise PbemError(f"{path}: [imap] password: keep the IMAP password out of pbem.toml; put it in a file of its own "
+                        "(password_file = \"~/.pbem-imap-password\", readable by you alone) or in PBEM_IMAP_PASSWORD")
+    unknown = sorted(set(table) - set(IMAP_KEYS))
+    if unknown:
+        raise PbemError(f"{path}: [imap] has no setting {', '.join(unknown)} (known: {', '.join(IMAP_KEYS)})")
+    for key in IMAP_KEYS:
+        if key in table:
+            setattr(s, key, table[key])
+    for attr, var in IMAP_ENV.items():
+        if os.environ.get(var):
+            setattr(s, attr, os.environ[var])
+    for attr, value in overrides.items():
+        if value is not None:
+            setattr(s, attr, value)
+    try:
+        s.port = int(s.port) if s.port not in (None, "") else None
+        s.timeout = float(s.timeout)
+        s.batch = max(1, int(s.batch))
+        s.max_bytes = max(1024, int(s.max_bytes))
+    except (TypeError, ValueError) as err:
+        raise PbemError(f"imap settings: {err}") from None
+    s.security = str(s.security).lower()
+    if s.security not in IMAP_SECURITIES:
+        raise PbemError(f"[imap] security '{s.security}' is not one of {', '.join(IMAP_SECURITIES)}")
+    s.after = str(s.after).lower()
+    if s.after not in ("move", "flag"):
+        raise PbemError(f"[imap] after '{s.after}' is not one of move, flag")
+    if s.host and not s.password and s.password_file:
+        s.password = read_password_file(s.password_file, "IMAP")
+    return s
 

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
-from pbem.core import engine
+from pbem.core import citations, engine
 from pbem.render import reports, svg
 from pbem import host
 from pbem.host import schedule
@@ -197,7 +197,8 @@ def load_game(db, row: dict) -> Game:
         rules = get_rules(gtype)
     except (NotFound, PbemError):
         rules = None
-    players = [{"name": p["name"], "seat": p["seat"]} for p in host.players(db, gid)]
+    players = [{"name": p["name"], "seat": p["seat"], "bot": bool(p.get("bot")), "vacant": bool(p.get("vacant"))}
+               for p in host.players(db, gid)]  # bot and vacant seats are marked (pbem.host.seats)
     events_by_phase = host.events_by_phase(db, gid)
     turns: list[Turn] = []
     rows = [(p["number"], p["state"], p["state_hash"], p["opened"], p["deadline"], p["resolved"])
@@ -228,7 +229,7 @@ def load_game(db, row: dict) -> Game:
     for i, p in enumerate(players):
         word = colours.get(p["name"])
         pl.append({"name": p["name"], "seat": p["seat"], "colour": word or "",
-                   "fill": svg.fill(word, svg.SERIES[i % len(svg.SERIES)])})
+                   "fill": svg.fill(word, svg.SERIES[i % len(svg.SERIES)]), "bot": p["bot"], "vacant": p["vacant"]})
     outcome = loads(row["outcome"]) if row["status"] == "finished" else None
     return Game(row, slug_for(gid), rules, title, pl, turns, awaiting, outcome, loads(row["schedule"]),
                 event_texter(gtype, rules is not None))
@@ -265,7 +266,9 @@ def event_items(game: Game, events: list[dict]) -> list[dict]:
     items = []
     for e in events:
         items.append({"type": str(e.get("type", "")), "text": game.event_lines(e), "dice": dice(e),
-                      "player": e.get("player") if isinstance(e.get("player"), str) else None})
+                      "player": e.get("player") if isinstance(e.get("player"), str) else None,
+                      # issue 18: the section of the rules text the event applies (a name only)
+                      "rule": citations.cite_event(game.rules.data, e) if game.rules is not None else None})
     return items
 
 
@@ -377,6 +380,7 @@ def game_summary(game: Game) -> dict:
     return {
         **game_static(game),
         "status": game.row["status"],
+        "paused": bool(game.row.get("paused")) and not game.finished,  # the GM paused it (pbem pause)
         "turn": game.row["phase"],
         "last_turn": last.number if last else 0,
         "awaiting": game.awaiting,

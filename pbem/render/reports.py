@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import jinja2
 
-from pbem.core import engine, hexgrid
+from pbem.core import citations, engine, hexgrid
 from pbem.core.registry import templates_dir
 from pbem.host import schedule
 from pbem.host.store import loads
@@ -51,9 +51,25 @@ def _order_groups(rules, state: dict, player: str, per_verb: int = 12) -> list[d
     return out
 
 
+def seat_notes(players: list[dict]) -> list[str]:
+    """One line per seat that is not simply played by its first player: a bot, vacant, or
+    taken over by someone else (the seat keeps its name)."""
+    out = []
+    for p in players:
+        if p.get("bot"):
+            out.append(f"{p['name']}: played by a bot")
+        elif p.get("vacant"):
+            out.append(f"{p['name']}: vacant (the default orders each turn)")
+        elif p.get("person"):
+            out.append(f"{p['name']}: played by {p['person']}")
+    return out
+
+
 def text_reports(rules, game: dict, players: list[dict], state: dict, events: list[dict], number: int) -> dict[str, str]:
     """Every report of one turn: one per player, and the public one under the key ''."""
     sched = loads(game["schedule"])
+    press = game.get("press") or {}  # each reader's press of the turn (pbem.host.press.for_reports)
+    game = {k: v for k, v in game.items() if k != "press"}  # no template ever sees anyone else's
     outcome = rules.outcome(state)
     over = bool(state["flow"].get("over"))
     asked = engine.active_players(rules, state)
@@ -66,6 +82,9 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
         "deadline": schedule.show(game["deadline"], sched),
         "revealed_seed": game["seed"] if over else None,
         "awaiting": asked,
+        "seat_notes": seat_notes(players),  # bot, vacant and taken-over seats (pbem.host.seats)
+        "cite": lambda e: citations.cite_event(rules.data, e),  # issue 18: the rule each event applies
+        "rules_text": citations.rules_text(rules.data),
     }
     out = {}
     for viewer in [None] + [p["name"] for p in players]:
@@ -80,6 +99,7 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
             prompt=next((r.prompt for r in rules.requests(state) if r.player == viewer), ""),
             order_groups=_order_groups(rules, state, viewer) if viewer in asked else [],
             summary=rules.summary(view),  # the position in labelled words, from this viewer's view
+            press=press.get(viewer or "", []),  # the press this viewer may read, senders as they may see them
         )
         out[viewer or ""] = render("report.txt.j2", **ctx)
     return out

@@ -26,6 +26,7 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
@@ -70,6 +71,9 @@ def _turn_json(game: Game, t: Turn) -> dict:
         "game": {"id": game.id, "type": game.row["type"], "title": game.title, "seed_hash": game.row["seed_hash"],
                  "players": [{"name": p["name"], "seat": p["seat"]} for p in game.players]},
         "turn": t.number,
+        # a hash of the whole position (hands and deck order too): published only once the
+        # game is over, or trying hidden hands against it would reveal them
+        "state_hash": t.state_hash if game.finished else None,
         "opened": t.opened,
         "deadline": t.deadline,
         "resolved": t.resolved,
@@ -198,61 +202,59 @@ def _feed_context(game: Game, base_url: str | None) -> dict:
     }
 
 
-def _ics_text(value: str) -> str:
-    return (str(value).replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,")
-            .replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n"))
+REMINDER_BEFORE = timedelta(hours=24)  # a player's own deadlines ring this long before (or the game's `remind`)
 
 
-def _ics_time(value: str) -> str:
-    return schedule.parse_time(value).strftime("%Y%m%dT%H%M%SZ")
+def render_ics(game: Game, base_url: str | None = None, player: str | None = None,
+               remind: timedelta = REMINDER_BEFORE) -> str:
+    """An iCalendar file (RFC 5545, written by the `icalendar` library) of the game's deadlines
+    and its start and end. With `player`: only the deadlines of the turns that player is asked
+    in, each with a reminder alarm `remind` before it (that player's own calendar)."""
+    from icalendar import Alarm, Calendar, Event
 
-
-def _fold(line: str) -> str:
-    """Fold a content line at 75 octets (RFC 5545 3.1)."""
-    data = line.encode("utf-8")
-    if len(data) <= 75:
-        return line
-    parts, cur, size = [], "", 0
-    for ch in line:
-        n = len(ch.encode("utf-8"))
-        if size + n > (75 if not parts else 74):
-            parts.append(cur)
-            cur, size = "", 0
-        cur += ch
-        size += n
-    parts.append(cur)
-    return "\r\n ".join(parts)
-
-
-def render_ics(game: Game, base_url: str | None = None) -> str:
-    """An iCalendar file of the game's deadlines (and its start and end)."""
     name = f"pbem {game.title} {game.id}"
     url = (base_url.rstrip("/") + "/games/" + url_segment(game.slug) + "/") if base_url else ""
-    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//pbem//pbem publish//EN", "CALSCALE:GREGORIAN",
-             "METHOD:PUBLISH", f"X-WR-CALNAME:{_ics_text(name + ' deadlines')}"]
+    cal = Calendar()
+    cal.add("prodid", "-//pbem//pbem publish//EN")
+    cal.add("version", "2.0")
+    cal.add("calscale", "GREGORIAN")
+    cal.add("method", "PUBLISH")
+    cal.add("x-wr-calname", name + (f" deadlines of {player}" if player else " deadlines"))
 
-    def event(uid: str, stamp: str, start: str, summary: str, description: str, href: str = "") -> None:
-        lines.extend(["BEGIN:VEVENT", f"UID:{uid}", f"DTSTAMP:{_ics_time(stamp)}", f"DTSTART:{_ics_time(start)}",
-                      f"SUMMARY:{_ics_text(summary)}", f"DESCRIPTION:{_ics_text(description)}"])
+    def event(uid: str, stamp: str, start: str, summary: str, description: str, href: str = "",
+              alarm: bool = False) -> None:
+        ev = Event()
+        ev.add("uid", uid)
+        ev.add("dtstamp", schedule.parse_time(stamp))
+        ev.add("dtstart", schedule.parse_time(start))
+        ev.add("summary", summary)
+        ev.add("description", description)
         if href:
-            lines.append(f"URL:{href}")
-        lines.append("END:VEVENT")
+            ev.add("url", href)
+        if alarm:
+            al = Alarm()
+            al.add("action", "DISPLAY")
+            al.add("description", summary)
+            al.add("trigger", -remind)
+            ev.add_component(al)
+        cal.add_component(ev)
 
     created = game.row["created"]
-    event(_uuid(game.id, game.row["seed_hash"], "start") + "@pbem", created, created, f"{name}: the game starts",
+    whose = f"-{player}" if player else ""
+    event(_uuid(game.id, game.row["seed_hash"], "start" + whose) + "@pbem", created, created, f"{name}: the game starts",
           f"Seed hash (SHA-256): {game.row['seed_hash']}", url + "index.html" if url else "")
     for t in game.turns:
-        if t.deadline:
-            who = ", ".join(t.asked) or "nobody"
-            event(_uuid(game.id, game.row["seed_hash"], "deadline", t.number) + "@pbem", t.opened or created, t.deadline,
-                  f"{name}: orders for turn {t.number} due", f"Orders awaited from: {who}.",
-                  f"{url}turn-{t.number}.html" if url else "")
+        if not t.deadline or (player and player not in t.asked):
+            continue
+        who = ", ".join(t.asked) or "nobody"
+        event(_uuid(game.id, game.row["seed_hash"], "deadline" + whose, t.number) + "@pbem", t.opened or created, t.deadline,
+              f"{name}: " + (f"your orders for turn {t.number} due" if player else f"orders for turn {t.number} due"),
+              f"Orders awaited from: {who}.", f"{url}turn-{t.number}.html" if url else "", alarm=bool(player))
     if game.finished and game.row["finished"]:
         winners = ", ".join((game.outcome or {}).get("winners", []))
-        event(_uuid(game.id, game.row["seed_hash"], "end") + "@pbem", game.row["finished"], game.row["finished"],
+        event(_uuid(game.id, game.row["seed_hash"], "end" + whose) + "@pbem", game.row["finished"], game.row["finished"],
               f"{name}: the game is over", f"Winner(s): {winners}.", url + "result.html" if url else "")
-    lines.append("END:VCALENDAR")
-    return "\r\n".join(_fold(x) for x in lines) + "\r\n"
+    return cal.to_ical().decode("utf-8")
 
 
 # --- publishing -------------------------------------------------------------------------------
@@ -288,8 +290,11 @@ def _inside(out: Path, rel: str) -> Path:
     return target
 
 
-def plan(games: list[Game], base_url: str | None = None) -> list[Output]:
-    """Every file of the site, each with the hash of its inputs and how to render it."""
+def plan(games: list[Game], base_url: str | None = None, press: dict[str, list[dict]] | None = None,
+         records: dict[str, dict] | None = None, announcements: dict[str, list[dict]] | None = None) -> list[Output]:
+    """Every file of the site, each with the hash of its inputs and how to render it.
+    `press`: each game's public press (pbem.host.press.public), shown on its page.
+    `records`: each finished game's public record (pbem.host.record), for `pbem verify`."""
     outs: list[Output] = []
     css = (templates_dir() / "site" / "style.css").read_text(encoding="utf-8")
     outs.append(Output("style.css", _key("css", "", css), lambda: css))
@@ -299,6 +304,8 @@ def plan(games: list[Game], base_url: str | None = None) -> list[Output]:
         base = f"games/{g.slug}/"
         gtype = g.row["type"]
         gctx = _game_context(g, "../../")
+        gctx["press"] = (press or {}).get(g.id, [])  # public press only (grey: "anonymous")
+        gctx["announcements"] = (announcements or {}).get(g.id, [])  # the GM's public announcements (issue 13)
         outs.append(Output(base + "index.html", _key("game", gtype, gctx),
                            lambda c=gctx: render("site/game.html.j2", chart_svg=render_chart(c["chart"], uid="gc"), **c)))
         if g.has_map and g.turns:
@@ -326,6 +333,9 @@ def plan(games: list[Game], base_url: str | None = None) -> list[Output]:
             jdoc = _turn_json(g, t)
             outs.append(Output(base + f"turn-{t.number}.json", _key("json", gtype, jdoc),
                                lambda d=jdoc: _json_text(d)))
+        record = (records or {}).get(g.id)
+        if g.finished and record is not None:
+            outs.append(Output(base + "record.json", _key("record", gtype, record), lambda d=record: _json_text(d)))
         if g.finished:
             last = g.turns[-1] if g.turns else None
             rctx = {"root": "../../", "game": game_summary(g), "outcome": g.outcome,
@@ -340,7 +350,45 @@ def plan(games: list[Game], base_url: str | None = None) -> list[Output]:
         ics_in = {"turns": [(t.number, t.opened, t.deadline, t.asked) for t in g.turns], "row": g.row_public(), "base": base_url,
                   "outcome": g.outcome}
         outs.append(Output(base + "deadlines.ics", _key("ics", gtype, ics_in), lambda g=g: render_ics(g, base_url)))
+        remind = _remind(g)
+        for p in g.players:  # each player's own deadlines, with a reminder alarm
+            mine = {"turns": [(t.number, t.opened, t.deadline) for t in g.turns if p["name"] in t.asked],
+                    "row": ics_in["row"], "base": base_url, "outcome": g.outcome, "player": p["name"],
+                    "remind": remind.total_seconds()}
+            outs.append(Output(base + f"deadlines-{url_segment(p['name'])}.ics", _key("ics-player", gtype, mine),
+                               lambda g=g, who=p["name"], r=remind: render_ics(g, base_url, who, r)))
     return outs
+
+
+def _remind(game: Game) -> timedelta:
+    """How long before a deadline a player's calendar rings: the game's `remind` option
+    (pbem set GAME remind 12h) when it is on, else a day."""
+    from pbem.host.controls import parse_duration
+    from pbem.host.read import host_options
+
+    try:
+        value = parse_duration(host_options(None, game.row)["remind"])
+    except PbemError:  # validated when it was set: a day if it cannot be read now
+        return REMINDER_BEFORE
+    return value or REMINDER_BEFORE
+
+
+def write_atomic(target: Path, data: bytes) -> None:
+    """Write `target` whole or not at all: into a temporary file beside it, renamed over it
+    once complete. When the write fails (a full disk), the temporary file is removed: the site
+    keeps the old file and no *.tmp; the error goes on to the caller."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
 
 
 def _sha(data: bytes) -> str:
@@ -371,7 +419,14 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
         if g.slug in slugs:
             raise PbemError(f"games {slugs[g.slug]!r} and {g.id!r} would share the folder games/{g.slug}")
         slugs[g.slug] = g.id
-    outputs = plan(loaded, base_url)
+    from pbem.host import press as host_press  # issue 13: public press on each game's page
+    from pbem.host import read as host_read  # issue 13: the GM's public announcements
+
+    from pbem.host import record as host_record  # a finished game's record, for `pbem verify`
+
+    outputs = plan(loaded, base_url, press={g.id: host_press.public(db, g.id) for g in loaded},
+                   records={g.id: host_record.game_record(db, g.id) for g in loaded if g.finished},
+                   announcements={g.id: host_read.announcements(db, g.id) for g in loaded})
     manifest_path = out_path / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
@@ -402,10 +457,7 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
                 if on_disk is not None and _sha(on_disk) == digest:
                     result.unchanged.append(o.path)
                 else:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = target.with_name(target.name + ".tmp")
-                    tmp.write_bytes(data)
-                    os.replace(tmp, target)
+                    write_atomic(target, data)
                     result.written.append(o.path)
                     say(f"wrote {o.path}")
                 new_files[o.path] = {"key": o.key, "sha256": digest}
@@ -430,6 +482,6 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
                 target.parent.rmdir()  # only when empty
             except OSError:
                 pass
-    manifest_path.write_text(json.dumps({"format": SITE_FORMAT, "files": new_files}, indent=0, sort_keys=True) + "\n",
-                             encoding="utf-8")
+    write_atomic(manifest_path, (json.dumps({"format": SITE_FORMAT, "files": new_files}, indent=0, sort_keys=True)
+                                 + "\n").encode("utf-8"))
     return result
