@@ -36,7 +36,9 @@ Where each section of the rules text (shared/rules/oh-gods.md) is implemented:
                           mastery.holds in steals.steal_needs
   Steal a god             steals.steal_needs, steals.steal_orders, steals.steal,
                           steals.why_not_steal; Block: steals.wants_block, steals.block_orders
-                          and steals.set_policy (OhGodsRules.standing_orders)
+                          and steals.set_policy (OhGodsRules.standing_orders); asked live
+                          (option reactions=ask): steals.asks_block, ask_block, answer_steal,
+                          reaction_default (no answer), OhGodsRules._answered (the turn goes on)
   Discard                 table.discard_orders, table.discard, table.why_not_discard
   Draw                    table.draw (OhGodsRules._end_turn draws to six)
   Final Round             table.start_final (from table.draw and sets.form); last turns:
@@ -72,9 +74,14 @@ from .mastery import mastery_orders, use_mastery, why_not_mastery
 from .plays import end_sanctuary, play, play_orders, why_not_play
 from .sets import form, form_orders, score_hand, set_points, set_pools, why_not_form
 from .steals import (
+    answer_steal,
+    ask_block,
+    asks_block,
     block_orders,
     block_policy,
     policy_text,
+    reaction_default,
+    reaction_orders,
     set_policy,
     steal,
     steal_needs,
@@ -87,6 +94,9 @@ from .table import deal, discard, discard_orders, draw, why_not_discard
 OPTIONS = {
     "first": "who plays first in the first hand, by the players' agreement: a player's name, "
     "'seat' (the first --player, default) or 'random'",
+    "reactions": "'standing' (default: whether you play a Block is your standing order) or 'ask' (a steal "
+    "stops the turn and asks its victim live, `block` or `allow`, with the host's reaction_deadline; "
+    "no answer: the standing order decides)",
 }
 
 _SETS_PATTERN = "word" + " word?" * 16
@@ -109,6 +119,8 @@ GRAMMAR = Grammar(
         "block": ("word? word? word?", "standing order, any time: `block any steal`, `block steals of GOD`, "
                   "`block steals by PLAYER` (these two add up)"),
         "never": ("block", "standing order, any time: never use Block"),
+        "allow": ("", "with the option reactions=ask, when you are asked about a steal from your altar: let it "
+                  "through (`block` alone plays a Block card you hold against it)"),
     },
     aliases={"giving": "give", "gives": "give", "with": "for", "steals": "steal", "all": "any"},
 )
@@ -168,6 +180,11 @@ class OhGodsRules(Rules, Catalogue):
         else:
             first = first_opt
             events.append({"type": "first_player", "player": first, "reason": "by agreement"})
+        reactions = str(options.get("reactions", "standing")).strip().lower()
+        if reactions not in ("standing", "ask"):
+            raise DataError(f"ohgods: option reactions must be 'standing' or 'ask', not '{reactions}'")
+        if reactions == "ask":  # only then: a game with the default keeps today's state exactly
+            game["reactions"] = "ask"
         events += self._new_hand(state, rng, first)
         return state, events
 
@@ -277,6 +294,8 @@ class OhGodsRules(Rules, Catalogue):
         g = state["game"]
         if state["flow"].get("over") or player not in state["flow"]["active"]:
             return []
+        if g.get("pending"):  # a steal asked live: its victim answers, nothing else
+            return reaction_orders() if player == g["pending"]["victim"] else []
         orders: dict[str, Order] = {}
 
         def add(o: Order) -> None:
@@ -312,23 +331,35 @@ class OhGodsRules(Rules, Catalogue):
         return self._standing_cache[key]
 
     def default_order(self, state, player):
+        g = state["game"]
+        if g.get("pending") and player == g["pending"]["victim"]:
+            return reaction_default(self, g, player)  # no answer: the standing order decides
         return Order(("pass",), ("pass",))
 
     history_events = ("form",)  # the element is announced; the order (which cards) is face-down
 
     def private_order(self, state, player, order):
-        # The cards of a set go face-down: which gods went in is the former's secret.
-        return order.verb == "form"
+        # The cards of a set go face-down: which gods went in is the former's secret. An answer
+        # to a steal asked live is the victim's too (`block` without a Block card, `allow` with
+        # one): everyone sees only what happens.
+        return order.verb == "form" or order.payload[0] == "react"
 
     def why_illegal(self, state, player, typed):
         g = state["game"]
         verb, args = typed[0], typed[1:]
         if state["flow"].get("over"):
             return "the game is over"
+        pend = g.get("pending")
+        if verb == "allow" and not (pend and pend["victim"] == player):
+            return ("`allow` answers a steal from your altar that you are asked about (game option reactions=ask); "
+                    "no steal is waiting for your answer")
         if verb in ("block", "never"):
             return why_not_block(args)
         if player not in state["flow"]["active"]:
             return None  # the engine says whose turn it is, and that standing orders may be given
+        if pend:
+            return (f"you are asked only about {pend['thief']}'s steal of {self.name(pend['target'])} from your altar: "
+                    f"answer `block` or `allow`")
         if g["turn"]["actions_left"] <= 0 and verb not in ("mastery", "pass"):
             return ("you have taken your actions this turn: only free actions (`mastery ...`) are left, "
                     "and your turn ends when your orders have no more of them (or on `pass`)")
@@ -351,12 +382,16 @@ class OhGodsRules(Rules, Catalogue):
         g = state["game"]
         if kind == "block":
             return set_policy(self, g, player, p)
+        if kind == "react":
+            return self._answered(state, player, p[1], rng)
         counts = True
         if kind == "play":
             events = play(self, g, player, p)
         elif kind == "form":
             events = form(self, g, player, p)
         elif kind == "steal":
+            if asks_block(self, g, p[1]):  # reactions=ask: the turn stops until the victim answers
+                return ask_block(self, state, player, p)
             events = steal(self, g, player, p, rng)
         elif kind == "discard":
             events = discard(self, g, player, p[1])
@@ -371,6 +406,23 @@ class OhGodsRules(Rules, Catalogue):
         else:  # pragma: no cover
             raise ValueError(f"unknown order payload {p!r}")
         return events + self._after_action(state, player, rng, counts)
+
+    def _answered(self, state: dict, victim: str, choice: str, rng: Rng) -> list[Event]:
+        """The victim's answer settles the pending steal; then the thief's turn goes on where it
+        stopped (the steal counts as their action), asked afresh in the next phase."""
+        g = state["game"]
+        thief = g["pending"]["thief"]
+        events = answer_steal(self, g, victim, choice)
+        state["flow"].pop("pace", None)
+        state["flow"].update(phase="turn", active=[thief])
+        events += self._after_action(state, thief, rng)
+        t = g["turn"]
+        if state["flow"]["active"] == [thief] and t["player"] == thief and not state["flow"].get("over"):
+            if t["actions_left"] > 0:
+                state["flow"]["prompt"] = (f"{thief}: your steal is settled; take your {plural(t['actions_left'], 'action')} "
+                                           f"left, then you draw to six.")
+            events.append({"type": "turn_resumed", "player": thief, "actions_left": t["actions_left"]})
+        return events
 
     # --- mechanics that callers outside the game (tests, tools) reach on this object: each takes
     # the catalogue first, which as a method is this object
@@ -432,6 +484,9 @@ class OhGodsRules(Rules, Catalogue):
     def bot_choice(self, state, player, legal, rng):
         """Random, but biased so that play-outs move on: form whole sets, steal now and then,
         play gods, and pass only when nothing else is legal."""
+        g = state["game"]
+        if g.get("pending") and player == g["pending"]["victim"]:
+            return reaction_default(self, g, player)  # a bot answers as its standing order says
         by: dict[str, list[Order]] = {}
         for o in legal:
             by.setdefault(o.verb, []).append(o)
@@ -499,7 +554,12 @@ class OhGodsRules(Rules, Catalogue):
                                         "cards": self.names(s["cards"]), "points": pts})
             view["block"] = self.policy_text(g["block"][player])
             view["blocks_held"] = sum(1 for c in g["hands"][player] if self.effect(c) == "block")
-            view["options"] = self._options(state, player) if player in state["flow"]["active"] else None
+            view["options"] = (self._options(state, player)
+                               if player in state["flow"]["active"] and not g.get("pending") else None)
+        if g.get("pending"):  # a steal asked live: public, as the steal order itself is
+            pend = g["pending"]
+            view["reaction"] = {"thief": pend["thief"], "victim": pend["victim"], "god": self.name(pend["target"]),
+                                "gave": self.names(pend["give"])}
         return view
 
     def _options(self, state: dict, player: str) -> dict:

@@ -2,7 +2,9 @@
 altar and two other gods given, fewer with the Mastery of War or Love), which steals are open
 (`steal_orders`), and carrying one out (`steal`) unless the victim's Block stops it. A player
 who is not on turn cannot answer a steal by email, so whether a Block is used is each player's
-standing order (`block_orders`, `set_policy`, `wants_block`).
+standing order (`block_orders`, `set_policy`, `wants_block`) -- unless the game option
+`reactions=ask` has the steal stop the turn and ask the victim live (`asks_block`, `ask_block`,
+`answer_steal`; no answer by the deadline: the standing order, `reaction_default`).
 """
 
 from __future__ import annotations
@@ -144,6 +146,12 @@ def steal(cat: Catalogue, g: dict, player: str, p: tuple, rng: Rng) -> list[Even
     if blocks:
         events.append({"type": "not_blocked", "player": victim, "thief": player, "god": cat.name(target),
                        "policy": policy_text(cat, g["block"][victim]), "to": victim})
+    return events + _take(cat, g, player, victim, target, give)
+
+
+def _take(cat: Catalogue, g: dict, player: str, victim: str, target: str, give) -> list[Event]:
+    """The steal carried out: the god to the thief's altar, the gifts to the victim's."""
+    events: list[Event] = []
     mine, theirs = g["altars"][player], g["altars"][victim]
     theirs.remove(target)
     mine.append(target)
@@ -153,6 +161,61 @@ def steal(cat: Catalogue, g: dict, player: str, p: tuple, rng: Rng) -> list[Even
     events.append({"type": "steal", "player": player, "victim": victim, "god": cat.name(target),
                    "gave": cat.names(give)})
     return events
+
+
+# --- Block asked live (game option reactions=ask) --------------------------------------------------
+def asks_block(cat: Catalogue, g: dict, victim: str) -> bool:
+    """Whether a steal from `victim`'s altar stops to ask them live (option reactions=ask).
+    Decided on public facts only -- their hand is not empty, and not every Block card of the
+    deck lies face up in the discard pile -- so being asked tells nobody whether they hold one."""
+    if g.get("reactions") != "ask" or not g["hands"][victim]:
+        return False
+    total = sum(1 for c in cat.deck_ids if cat.effect(c) == "block")
+    return sum(1 for c in g["discard"] if cat.effect(c) == "block") < total
+
+
+def ask_block(cat: Catalogue, state: dict, player: str, p: tuple) -> list[Event]:
+    """Stop the turn at the steal: record it as pending and ask the victim alone."""
+    g = state["game"]
+    _, victim, target, give = p
+    g["pending"] = {"thief": player, "victim": victim, "target": target, "give": list(give)}
+    state["flow"].update(
+        phase="reaction", active=[victim], pace="reaction",
+        prompt=(f"{victim}: {player} steals {cat.name(target)} from your altar (giving {', '.join(cat.names(give))}): "
+                f"answer `block` (play a Block card from your hand) or `allow` (let it through). Without an answer "
+                f"by the deadline your standing order about Block decides."))
+    return [{"type": "steal_asked", "player": player, "victim": victim, "god": cat.name(target),
+             "gave": cat.names(give)}]
+
+
+def reaction_orders() -> list[Order]:
+    """The answers to a steal asked live."""
+    return [Order(("block",), ("react", "block")), Order(("allow",), ("react", "allow"))]
+
+
+def reaction_default(cat: Catalogue, g: dict, victim: str) -> Order:
+    """No answer by the deadline: what the victim's standing order about Block would do."""
+    pend = g["pending"]
+    held = any(cat.effect(c) == "block" for c in g["hands"][victim])
+    wants = held and wants_block(g, victim, pend["thief"], pend["target"])
+    return reaction_orders()[0 if wants else 1]
+
+
+def answer_steal(cat: Catalogue, g: dict, victim: str, choice: str) -> list[Event]:
+    """The victim's answer to the pending steal: Block it (with a Block card from their hand)
+    or let it through. `block` without a Block card in hand lets it through; only the victim
+    is told why, so everyone else learns no more than from `allow`."""
+    pend = g.pop("pending")
+    thief, target, give = pend["thief"], pend["target"], tuple(pend["give"])
+    blocks = [c for c in g["hands"][victim] if cat.effect(c) == "block"]
+    if choice == "block" and blocks:
+        g["hands"][victim].remove(blocks[0])
+        g["discard"].append(blocks[0])
+        return [{"type": "blocked", "player": thief, "victim": victim, "god": cat.name(target)}]
+    events: list[Event] = []
+    if choice == "block":
+        events.append({"type": "no_block", "player": victim, "thief": thief, "god": cat.name(target), "to": victim})
+    return events + _take(cat, g, thief, victim, target, give)
 
 
 def why_not_steal(cat: Catalogue, g: dict, player: str, args: list[str]) -> str | None:

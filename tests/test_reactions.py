@@ -1,0 +1,217 @@
+"""Reactions asked live (issue 18): Oh Gods!'s Block with the game option `reactions=ask`.
+
+Through the host: the phase that asks the victim gets the game's `reaction_deadline`, the
+victim alone is asked (the others' reports say whom the turn waits for, and nothing of the
+victim's hand), an unanswered reaction falls back to the standing order at that deadline, and
+the thief is asked again for the rest of the turn. The engine alone: the acknowledgement says
+honestly that the lines after the steal depend on another player's answer, random play-outs
+with the option end and keep every card in one place, and `reactions=standing` (the default)
+changes nothing in the state."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from pbem import host
+from pbem.core import engine
+from pbem.core.errors import PbemError
+from pbem.core.orders import read_script
+from pbem.core.registry import get_rules
+from pbem.host import controls, read, schedule
+from pbem.host.store import dumps, loads
+
+T0 = "2026-11-23T10:00:00Z"
+PLAYERS = ["alice:alice@example.org", "bob:bob@example.org", "carol:carol@example.org"]
+BOB_HAND = ["block-3", "anubis", "aengus", "helios", "isis", "ra"]
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    def set_to(when: str) -> None:
+        monkeypatch.setenv("PBEM_NOW", when)
+    set_to(T0)
+    return set_to
+
+
+def lay_position(db, game_id: str) -> None:
+    """Alice's turn, two actions, Thor on bob's altar within her reach; bob holds a Block."""
+    rules = get_rules("ohgods")
+    row = read.phase(db, game_id, 1)
+    state = loads(row["state"])
+    g = state["game"]
+    g["hands"] = {"alice": ["kama", "yama", "osiris", "nut", "nun", "eir"], "bob": list(BOB_HAND),
+                  "carol": ["zeus", "hera", "odin", "indra", "sol", "hel"]}
+    g["altars"] = {"alice": ["ares", "durga", "poseidon", "aphrodite"], "bob": ["thor", "tyr", "njord"],
+                   "carol": ["sekhmet", "morrigan", "freyja", "hades"]}
+    used = {c for part in (g["hands"], g["altars"]) for cards in part.values() for c in cards}
+    g["deck"] = [c for c in rules.deck_ids if c not in used]
+    g["discard"] = []
+    g["turn"] = {"player": "alice", "actions_left": 2, "free_used": [], "number": 1}
+    state["flow"].update(active=["alice"], phase="turn")
+    db["phases"].update((game_id, 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
+                                       "active": dumps(["alice"])})
+
+
+def new_game(db, turns, options: dict, game_id: str = "r1") -> None:
+    host.new_game(db, "ohgods", game_id, PLAYERS, seed="7", options=options,
+                  sched=schedule.make_schedule("72h", None, None), turns=turns)
+    lay_position(db, game_id)
+
+
+def gm_orders(db, game_id: str, player: str, *lines: str):
+    return host.submit(db, game_id, player, "\n".join(lines).encode(), trusted=True)
+
+
+def events_of(db, game_id: str, phase: int) -> list[dict]:
+    return [loads(r["data"]) for r in db["events"].rows_where("game_id = ? and phase = ?", [game_id, phase],
+                                                               order_by="seq")]
+
+
+def test_the_reaction_phase_gets_the_short_deadline_and_asks_the_victim_alone(db, turns, clock):
+    new_game(db, turns, {"reactions": "ask", "reaction_deadline": "12h"})
+    ack = gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "play kama")
+    assert [r.status for r in ack.lines] == ["accepted", "accepted"]
+    # honest about the line after the steal: it waits for bob's answer and will not run now
+    assert "depends on another player's answer" in ack.lines[1].reason
+    assert "bob" in ack.lines[1].reason and "not run" in ack.lines[1].reason
+    assert "line   2: accepted, if the dice allow  play kama (depends on another player's answer" in ack.text
+
+    host.resolve(db, ["r1"], turns=turns)
+    game = read.game(db, "r1")
+    assert game["phase"] == 2
+    assert game["deadline"] == "2026-11-23T22:00:00Z"  # 12h, not the schedule's 72h
+    assert loads(read.phase(db, "r1", 2)["active"]) == ["bob"]
+    state = loads(read.phase(db, "r1", 2)["state"])
+    assert state["flow"]["pace"] == "reaction"
+
+    # bob alone is asked, with a clear prompt; the others see whom the turn waits for
+    bob = host.report(db, "r1", "bob")
+    assert "alice steals Thor from your altar" in bob and "`block`" in bob and "`allow`" in bob
+    for other in ("alice", "carol", None):
+        text = host.report(db, "r1", other)
+        assert "bob" in text and "Thor" in text
+        for card in ("Aengus", "Anubis", "Isis"):  # bob's hand stays hidden
+            assert card not in text, (other, card)
+    assert "Aengus" in bob
+    # alice's line after the steal was not run, and her report says why
+    assert any(e["type"] == "steal_asked" and "to" not in e for e in events_of(db, "r1", 1))
+
+    # the victim answers: the thief's turn goes on in a new phase with the usual deadline
+    clock("2026-11-23T11:00:00Z")
+    gm_orders(db, "r1", "bob", "allow")
+    host.resolve(db, ["r1"], turns=turns)
+    game = read.game(db, "r1")
+    assert game["phase"] == 3 and game["deadline"] == "2026-11-26T11:00:00Z"
+    assert loads(read.phase(db, "r1", 3)["active"]) == ["alice"]
+    evs = events_of(db, "r1", 2)
+    assert any(e["type"] == "steal" and e["god"] == "Thor" for e in evs)
+    answer = [e for e in evs if e["type"] == "order" and e["player"] == "bob"]
+    assert answer and answer[0]["to"] == "bob"  # the answer itself is bob's own
+
+
+def test_no_answer_by_the_reaction_deadline_falls_back_to_the_standing_order(db, turns, clock):
+    new_game(db, turns, {"reactions": "ask", "reaction_deadline": "12h"})
+    gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "pass")
+    host.resolve(db, ["r1"], turns=turns)
+    assert read.game(db, "r1")["deadline"] == "2026-11-23T22:00:00Z"
+
+    clock("2026-11-23T21:59:00Z")  # before the short deadline: the turn waits for bob
+    assert host.resolve(db, ["r1"], turns=turns)[0].outcome == "waiting"
+    assert read.game(db, "r1")["phase"] == 2
+
+    clock("2026-11-23T22:00:00Z")
+    assert "r1" in host.due_games(db, turns)
+    host.resolve(db, ["r1"], turns=turns)
+    evs = events_of(db, "r1", 2)
+    kinds = [e["type"] for e in evs]
+    assert kinds[:2] == ["nmr", "default"] and evs[1]["order"] == "block"  # bob's standing order: block any steal
+    assert "blocked" in kinds and "steal" not in kinds
+    state = loads(read.phase(db, "r1", 3)["state"])
+    assert "block-3" not in state["game"]["hands"]["bob"] and "thor" in state["game"]["altars"]["bob"]
+    assert state["game"]["turn"] == {"player": "alice", "actions_left": 1, "free_used": [], "number": 1}
+    assert read.game(db, "r1")["deadline"] == "2026-11-26T22:00:00Z"  # the thief's phase: the schedule's
+
+
+def test_without_a_reaction_deadline_the_reaction_phase_keeps_the_usual_one(db, turns, clock):
+    new_game(db, turns, {"reactions": "ask"})
+    gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite")
+    host.resolve(db, ["r1"], turns=turns)
+    assert read.game(db, "r1")["deadline"] == "2026-11-26T10:00:00Z"
+    # the GM sets one: the next reaction phase gets it
+    assert controls.set_option(db, "r1", "reaction_deadline", "6h")["value"] == "6h"
+    assert read.host_options(db, "r1")["reaction_deadline"] == "6h"
+    with pytest.raises(PbemError, match="reaction_deadline 'soon' is not a duration"):
+        controls.set_option(db, "r1", "reaction_deadline", "soon")
+
+
+def test_standing_reactions_never_stop_the_turn(db, turns, clock):
+    new_game(db, turns, {"reaction_deadline": "12h"})  # reactions=standing: the deadline is never used
+    ack = gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "play kama")
+    assert "depends on another player's answer" not in ack.text
+    host.resolve(db, ["r1"], turns=turns)
+    assert read.game(db, "r1")["deadline"] == "2026-11-26T10:00:00Z"
+    assert loads(read.phase(db, "r1", 2)["active"]) == ["bob"]  # bob's own turn: the steal was blocked, alice played
+    assert "pace" not in loads(read.phase(db, "r1", 2)["state"])["flow"]
+
+
+def test_the_cli_takes_reactions_and_the_reaction_deadline(cli, clock):
+    r = cli("new", "ohgods", "c1", "--player", "ann", "--player", "bea", "--every", "72h",
+            "--option", "reactions=ask", "--reaction-deadline", "12h")
+    assert r.exit_code == 0, r.output
+    r = cli("set", "c1", "reaction_deadline", "6h")
+    assert r.exit_code == 0, r.output
+    r = cli("new", "ohgods", "c2", "--player", "ann", "--player", "bea", "--option", "reactions=sometimes")
+    assert r.exit_code != 0 and "reactions must be 'standing' or 'ask'" in r.output
+    assert "Traceback" not in r.output
+
+
+# --- the engine alone ------------------------------------------------------------------------------
+
+def test_the_default_is_todays_state():
+    rules = get_rules("ohgods")
+    players = ["a", "b", "c"]
+    plain, _ = engine.start(rules, players, {}, "5")
+    standing, _ = engine.start(rules, players, {"reactions": "standing"}, "5")
+    asked, _ = engine.start(rules, players, {"reactions": "ask"}, "5")
+    assert engine.state_hash(plain) == engine.state_hash(standing)
+    assert "reactions" not in plain["game"] and asked["game"]["reactions"] == "ask"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_play_with_reactions_asked_keeps_every_card_and_every_secret(seed):
+    rules = get_rules("ohgods")
+    players = ["p1", "p2", "p3"]
+    state, _ = engine.start(rules, players, {"reactions": "ask"}, str(seed))
+    asked = 0
+    for phase in range(400):
+        if state["flow"].get("over"):
+            break
+        if state["flow"].get("pace") == "reaction":
+            asked += 1
+            pend = state["game"]["pending"]
+            assert engine.active_players(rules, state) == [pend["victim"]]
+            public = rules.view(state, None)
+            assert "hand" not in public and public["reaction"]["victim"] == pend["victim"]
+            assert "blocks_held" not in public and "block" not in public
+            assert "hand" not in rules.view(state, pend["thief"])["reaction"]
+        scripts = {p: read_script("\n".join(host.bot_script(rules, state, p, random.Random(f"{seed}/{phase}/{p}"))))
+                   for p in engine.active_players(rules, state)}
+        res = engine.resolve(rules, state, scripts, str(seed))
+        for e in res.events:
+            if e["type"] in ("no_block", "not_blocked", "block_policy", "dealt", "formed"):
+                assert e.get("to") in players, e
+            if e["type"] == "order" and e["order"] in ("block", "allow"):
+                assert e.get("to") == e["player"], e
+        state = res.state
+        g = state["game"]
+        places = list(g["deck"]) + list(g["discard"])
+        for p in players:
+            places += g["hands"][p] + g["altars"][p] + [c for s in g["sets"][p] for c in s["cards"]]
+            places += [g["sanctuary"][p]] if g["sanctuary"][p] else []
+        assert not [c for c, n in Counter(places).items() if n > 1]
+        assert sorted(places) == sorted(rules.deck_ids)
+    assert state["flow"].get("over"), "the play-out did not end"
+    assert asked, "no steal was asked in this play-out"
