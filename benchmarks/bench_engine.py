@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -55,6 +56,33 @@ def engine_playout(game_type: str, seed: str) -> tuple[int, str]:
     return phases, engine.state_hash(state)
 
 
+def bench_phase_cost(quick: bool, game_type: str = "gods") -> dict:
+    """The engine's cost of one phase (the bots' scripts and its resolution) late in a game
+    next to early in it: the median phase of each game's last quarter over the median of its
+    first quarter (the first phase left out: it warms caches), over many random games."""
+    rules = get_rules(game_type)
+    players = _players_for(rules)
+    early: list[float] = []
+    late: list[float] = []
+    games = 5 if quick else 20
+    for seed in range(games):
+        state, _ = engine.start(rules, players, {}, str(seed))
+        times = []
+        while not state["flow"].get("over") and len(times) < 5000:
+            t0 = time.perf_counter()
+            scripts = {}
+            for p in engine.active_players(rules, state):
+                rng = random.Random(f"{seed}/bot/{len(times) + 1}/{p}")
+                scripts[p] = read_script("\n".join(host.bot_script(rules, state, p, rng)))
+            state = engine.resolve(rules, state, scripts, str(seed)).state
+            times.append(time.perf_counter() - t0)
+        q = max(1, len(times) // 4)
+        early += times[1:q + 1]
+        late += times[-q:]
+    return {"game": game_type, "games": games, "early_ms": statistics.median(early) * 1000,
+            "late_ms": statistics.median(late) * 1000, "late_over_early": statistics.median(late) / statistics.median(early)}
+
+
 def bench_autoplay(quick: bool) -> list[dict]:
     rows = []
     games = 3 if quick else 10
@@ -91,7 +119,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--out", default=str(ROOT / "build" / "bench" / "engine.json"))
     args = parser.parse_args()
-    results = {"autoplay": bench_autoplay(args.quick)}
+    results = {"phase_cost": bench_phase_cost(args.quick), "autoplay": bench_autoplay(args.quick)}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2))
     print("Autoplay throughput (random legal play; the same games, engine alone vs through the SQLite store)")
@@ -102,6 +130,9 @@ def main() -> None:
               f"{r['engine_games_per_s']:11.2f} {r['store_games_per_s']:10.2f} {r['store_over_engine']:11.2f}x"
               f" {'yes' if r['same_games'] else 'NO':>10}")
     print("  goal (issue 17): store/engine <= 3x for every game")
+    pc = results["phase_cost"]
+    print(f"Engine phase cost, {pc['game']} ({pc['games']} games): early {pc['early_ms']:.2f} ms, late {pc['late_ms']:.2f} ms;"
+          f" late/early {pc['late_over_early']:.2f}x   (goal, issue 17: <= 1.5x)")
     print(f"written to {args.out}")
 
 

@@ -40,6 +40,9 @@ unless named otherwise; `apply "x"` is the branch of apply for the order x):
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+
 from pbem.core.engine import Event, GameInfo, Rules
 from pbem.core.errors import DataError
 from pbem.core.flow import Clockwise
@@ -106,6 +109,94 @@ def card_name(card: str) -> str:
 def article(word: str) -> str:
     """'a' or 'an' before a word (the card and colour names: 'an orange tribe', 'a wasteland')."""
     return "an" if word and word[0].lower() in "aeiou" else "a"
+
+
+
+_FRONTIERS: dict[frozenset, list] = {}  # occupied cells -> GodsRules._frontier_list
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _around(k: str) -> tuple[tuple[tuple[int, int], str], ...]:
+    """The six neighbours of the cell `k`, each as (q, r) and as its key."""
+    q, r = parse_key(k)
+    return tuple(((q + dq, r + dr), key(q + dq, r + dr)) for dq, dr in NEIGHBOURS)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _relocation(verb: str, src: str, dst: str) -> Order:
+    """`move`/`whirlwind SRC -> DST`; Orders are immutable, so each is built once (issue 17)."""
+    return Order((verb, src, "->", dst), (verb, src, dst))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _placement(verb: str, cell: str, colour: str | None = None) -> Order:
+    """`tribe COLOUR CELL` (the colour may be left out), `temple CELL`, `wasteland CELL`."""
+    if colour is not None:
+        return Order((verb, colour, cell), (verb, colour, cell), frozenset({1}))
+    return Order((verb, cell), (verb, cell))
+
+class _LegalList(Sequence):
+    """GodsRules.legal_orders as a sequence (same length, same order at every index) whose
+    wasteland moves (wastelands x frontier cells) are counted, not built."""
+
+    def __init__(self, rules: "GodsRules", state: dict, player: str):
+        g = state["game"]
+        display = g["display"]
+        money = g["crystals"][player]
+        board = g["board"]
+        self.frontier = rules._frontier_list(board)
+        # the placements come first: per frontier cell, its tribes, temple and wasteland
+        colours = sorted({c[6:] for c in display if c.startswith("tribe:")})
+        tribe_cost, temple_cost = rules.r["tribe_cost_per_neighbour"], rules.r["temple_cost_per_neighbour"]
+        temples, waste = g["temples_left"][player] > 0, "wasteland" in display
+        self.cells = []
+        for k, adj, _ in self.frontier:
+            here = [("tribe", c) for c in colours] if adj * tribe_cost <= money else []
+            if temples and adj * temple_cost <= money:
+                here.append(("temple", None))
+            if waste:
+                here.append(("wasteland", None))
+            if here:
+                self.cells.append((k, here))
+        self.head = sum(len(h) for _, h in self.cells)
+        self.tail = list(rules._legal(state, player, "pass"))
+        wastes = sorted((k for k, c in board.items() if c["kind"] == "wasteland"), key=lambda k: parse_key(k)[::-1])
+        self.verbs = [v for v, ok in (("whirlwind", "whirlwind" in display), ("move", money >= rules.r["reposition_cost"])) if ok]
+        single: dict[str, int] = {}
+        for _, adj, cards in self.frontier:
+            if adj == 1:
+                (only,) = cards
+                single[only] = single.get(only, 0) + 1
+        self.moves = [(src, (len(self.frontier) - single.get(src, 0)) * len(self.verbs)) for src in wastes] if self.verbs else []
+        self.size = self.head + sum(n for _, n in self.moves) + len(self.tail)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.size))]
+        if i < 0:
+            i += self.size
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        if i < self.head:
+            for k, here in self.cells:
+                if i < len(here):
+                    return _placement(here[i][0], k, here[i][1])
+                i -= len(here)
+        i -= self.head
+        for src, n in self.moves:
+            if i < n:
+                pos, which = divmod(i, len(self.verbs))
+                for dst, adj, cards in self.frontier:
+                    if adj == 1 and src in cards:
+                        continue
+                    if pos == 0:
+                        return _relocation(self.verbs[which], src, dst)
+                    pos -= 1
+            i -= n
+        return self.tail[i]
 
 
 class GodsRules(Rules):
@@ -240,65 +331,121 @@ class GodsRules(Rules):
     def _frontier(self, board: dict) -> list[tuple[int, int]]:
         return sorted(self._frontier_cards(board), key=lambda c: (c[1], c[0]))
 
+    def _frontier_list(self, board: dict) -> list[tuple[str, int, set[str]]]:
+        """The frontier cells in the legal list's order, each as (key, cards adjoined, their keys);
+        it depends on the occupied cells alone, so the last few are remembered (read only)."""
+        cells = frozenset(board)
+        found = _FRONTIERS.get(cells)
+        if found is None:
+            adjoining = self._frontier_cards(board)
+            found = [(key(*cell), len(adjoining[cell]), frozenset(adjoining[cell]))
+                     for cell in sorted(adjoining, key=lambda c: (c[1], c[0]))]
+            if len(_FRONTIERS) >= 64:
+                _FRONTIERS.pop(next(iter(_FRONTIERS)))
+            _FRONTIERS[cells] = found
+        return found
+
     @staticmethod
     def _frontier_cards(board: dict) -> dict[tuple[int, int], set[str]]:
         """Every empty cell next to a card, with the keys of the cards it adjoins."""
         cells: dict[tuple[int, int], set[str]] = {}
         for k in board:
-            q, r = parse_key(k)
-            for dq, dr in NEIGHBOURS:
-                n = (q + dq, r + dr)
-                if f"{n[0]},{n[1]}" not in board:
+            for n, nk in _around(k):
+                if nk not in board:
                     cells.setdefault(n, set()).add(k)
         return cells
 
     # --- legal orders ------------------------------------------------------------------
     def legal_orders(self, state, player):
+        return list(self._legal(state, player))
+
+    def forced_order(self, state, player):
+        """Stops at the second legal order: `settle` asks after every order, and the list
+        grows with wastelands x frontier cells (issue 17)."""
         g = state["game"]
         if state["flow"]["over"] or player not in state["flow"]["active"]:
-            return []
-        orders: list[Order] = []
-        board, money = g["board"], g["crystals"][player]
-        adjoining = self._frontier_cards(board)
-        frontier = sorted(adjoining, key=lambda c: (c[1], c[0]))
+            return None
         display = g["display"]
-        tribe_colours = sorted({c[6:] for c in display if c.startswith("tribe:")})
-        for cell in frontier:
-            k = key(*cell)
-            adj = len(adjoining[cell])
-            for colour in tribe_colours:
-                if adj * self.r["tribe_cost_per_neighbour"] <= money:
-                    orders.append(Order(("tribe", colour, k), ("tribe", colour, k), frozenset({1})))
-            if g["temples_left"][player] > 0 and adj * self.r["temple_cost_per_neighbour"] <= money:
-                orders.append(Order(("temple", k), ("temple", k)))
-            if "wasteland" in display:
-                orders.append(Order(("wasteland", k), ("wasteland", k)))
-        wastes = sorted((k for k, c in board.items() if c["kind"] == "wasteland"), key=lambda k: parse_key(k)[::-1])
-        can_whirl = "whirlwind" in display
-        can_move = money >= self.r["reposition_cost"]
-        if wastes and (can_whirl or can_move):
-            for src in wastes:
-                # After lifting the wasteland at src, a cell may take it if it still adjoins
-                # some other card (src itself is excluded: that would be no move at all).
-                for cell in frontier:
-                    if adjoining[cell] == {src}:
-                        continue
-                    dst = key(*cell)
-                    if can_whirl:
-                        orders.append(Order(("whirlwind", src, "->", dst), ("whirlwind", src, dst)))
-                    if can_move:
-                        orders.append(Order(("move", src, "->", dst), ("move", src, dst)))
+        cheap = (len(set(display)) + ("extra" in display) + (g["extra_cards"][player] > 0)
+                 + (not display) + self._may_end(g, player))  # the orders listed last, counted without the board
+        if cheap >= 2:
+            return None
+        first = None
+        for n, order in enumerate(self._legal(state, player)):
+            if n:
+                return None
+            first = order
+        return first
+
+    def bot_orders(self, state, player):
+        """The legal list, its wasteland moves built only when picked (issue 17)."""
+        if state["flow"]["over"] or player not in state["flow"]["active"]:
+            return []
+        return _LegalList(self, state, player)
+
+    def legal_orders_matching(self, state, player, verb, exact):
+        """Only the orders of `verb` holding every coordinate typed (see Rules): a `move` line
+        names its two cells, so it is not matched against wastelands x frontier orders."""
+        return [o for o in self._legal(state, player, verb, exact) if exact <= set(o.tokens)]
+
+    def _legal(self, state, player, verb=None, exact=frozenset(), frontier=None):
+        """The legal orders, in the order of the list, one at a time; with `verb`, only its
+        orders, and of those at least every one whose tokens hold all of `exact`."""
+        g = state["game"]
+        if state["flow"]["over"] or player not in state["flow"]["active"]:
+            return
+        board, money = g["board"], g["crystals"][player]
+        display = g["display"]
+        place = verb is None or verb in ("tribe", "temple", "wasteland")
+        relocate = verb is None or verb in ("move", "whirlwind")
+        if (place or relocate) and frontier is None:
+            frontier = self._frontier_list(board)
+        if place:
+            tribe_colours = sorted({c[6:] for c in display if c.startswith("tribe:")})
+            if verb not in (None, "tribe"):
+                tribe_colours = []
+            temple = g["temples_left"][player] > 0 and verb in (None, "temple")
+            waste = "wasteland" in display and verb in (None, "wasteland")
+            cells = frontier if not exact else [f for f in frontier if f[0] in exact]
+            for k, adj, _ in cells:
+                for colour in tribe_colours:
+                    if adj * self.r["tribe_cost_per_neighbour"] <= money:
+                        yield _placement("tribe", k, colour)
+                if temple and adj * self.r["temple_cost_per_neighbour"] <= money:
+                    yield _placement("temple", k)
+                if waste:
+                    yield _placement("wasteland", k)
+        if relocate:
+            wastes = sorted((k for k, c in board.items() if c["kind"] == "wasteland"), key=lambda k: parse_key(k)[::-1])
+            can_whirl = "whirlwind" in display and verb in (None, "whirlwind")
+            can_move = money >= self.r["reposition_cost"] and verb in (None, "move")
+            if wastes and (can_whirl or can_move):
+                targets = frontier
+                if len(exact) >= 2:  # both cells typed: the source and the target are among them
+                    wastes = [w for w in wastes if w in exact]
+                    targets = [f for f in frontier if f[0] in exact]
+                for src in wastes:
+                    # After lifting the wasteland at src, a cell may take it if it still adjoins
+                    # some other card (src itself is excluded: that would be no move at all).
+                    for dst, adj, cards in targets:
+                        if adj == 1 and src in cards:
+                            continue
+                        if can_whirl:
+                            yield _relocation("whirlwind", src, dst)
+                        if can_move:
+                            yield _relocation("move", src, dst)
+        if verb is not None and verb not in ("keep", "extra", "discard", "endgame", "pass"):
+            return
         if "extra" in display:
-            orders.append(Order(("keep", "extra"), ("keep",), frozenset({1})))
+            yield Order(("keep", "extra"), ("keep",), frozenset({1}))
         if g["extra_cards"][player] > 0:
-            orders.append(Order(("extra",), ("extra",)))
+            yield Order(("extra",), ("extra",))
         for card in sorted(set(display)):
-            orders.append(self._discard_order(card))
+            yield self._discard_order(card)
         if self._may_end(g, player):
-            orders.append(Order(("endgame",), ("endgame",)))
+            yield Order(("endgame",), ("endgame",))
         if not display:
-            orders.append(Order(("pass",), ("pass",)))
-        return orders
+            yield Order(("pass",), ("pass",))
 
     def _may_end(self, g: dict, player: str) -> bool:
         held = g["nations"][player]

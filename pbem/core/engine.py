@@ -11,7 +11,11 @@ active) apart from game data:
 A *request* is one player asked to decide in the current phase. One request is a sequential
 turn; several sealed requests answered together are a simultaneous phase. A reaction owed by a
 player who is not asked is a *standing order*: an order legal for that player even while not
-active, kept in the game state until changed.
+active, kept in the game state until changed. A game may instead ask a reaction live (an
+option such as Oh Gods!'s `reactions=ask`): an order stops the phase, the rules ask the
+reacting player alone and mark the flow `"pace": "reaction"` (the host gives that phase its
+shorter `reaction_deadline`); the acting player's later lines end "unused" (checked: accepted,
+depending on another player's answer), and the rules ask them again afterwards.
 
 Two optional hooks serve games whose orders do not fit an enumerated list or whose one
 submission covers several turns (both default to the behaviour without them):
@@ -43,6 +47,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +57,7 @@ from pbem.core.orders import (
     Line,
     Order,
     Script,
+    _is_exact_kind,
     line_order,
     match_order,
     trailing_prose,
@@ -112,6 +118,25 @@ class Rules:
     def legal_orders(self, state: dict, player: str) -> list[Order]:
         """Every order `player` may give now: the single source of truth for legality."""
         raise NotImplementedError
+
+    def forced_order(self, state: dict, player: str) -> Order | None:
+        """The one order `player` may give now when exactly one is legal (a forced order),
+        else None. Default: from `legal_orders`; a game whose legal list is long may stop
+        counting at the second legal order (issue 17: `settle` asks after every order)."""
+        legal = self.legal_orders(state, player)
+        return legal[0] if len(legal) == 1 else None
+
+    def bot_orders(self, state: dict, player: str):
+        """The legal orders as a bot chooses among them: `legal_orders`, or any sequence equal
+        to it (len and indexing suffice: a long list may be built lazily). Issue 17."""
+        return self.legal_orders(state, player)
+
+    def legal_orders_matching(self, state: dict, player: str, verb: str, exact: frozenset) -> list[Order] | None:
+        """Optional (issue 17): the legal orders of `verb` whose tokens hold every number and
+        coordinate in `exact` (what a typed line gives exactly; no other order can match it),
+        or any list holding at least those, from `legal_orders`. None (the default): the
+        line is matched against the whole list."""
+        return None
 
     def standing_orders(self, state: dict, player: str) -> list[Order]:
         """Orders a player may give while not active (standing orders). Default: none."""
@@ -179,6 +204,12 @@ class Rules:
         return "\n".join(f"{verb} {pat}".strip() + f"  -- {doc}" for verb, (pat, doc) in self.grammar.verbs.items())
 
 
+def copy_state(state: dict) -> dict:
+    """A deep copy of a state (plain data): a pickle round trip, which keeps every type and
+    shared reference as copy.deepcopy does, several times faster (issue 17)."""
+    return pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+
+
 def state_hash(state: dict) -> str:
     return hashlib.sha256(json.dumps(state, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
@@ -199,9 +230,8 @@ def settle(rules: Rules, state: dict, rng: Rng) -> list[Event]:
             break
         forced = False
         for req in rules.requests(state):
-            legal = rules.legal_orders(state, req.player)
-            if len(legal) == 1:
-                order = legal[0]
+            order = rules.forced_order(state, req.player)
+            if order is not None:
                 # An answer to a sealed request stays hidden until the rules reveal it.
                 private = req.sealed or rules.private_order(state, req.player, order)
                 evs = rules.apply(state, req.player, order, rng)
@@ -238,6 +268,15 @@ class LineResult:
     error: str = ""  # a rejected line's kind: invalid (no such order), illegal (not now), ambiguous
 
 
+def _narrowed(rules: Rules, state: dict, player: str, line: Line) -> list[Order] | None:
+    """The legal orders a typed line could match (Rules.legal_orders_matching), or None."""
+    typed = line_order(rules.grammar, line)
+    if typed is None:
+        return None
+    exact = frozenset(t for t in typed.tokens[1:] if _is_exact_kind(t))
+    return rules.legal_orders_matching(state, player, typed.verb, exact)
+
+
 def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
               was_asked: bool = False) -> tuple[Order, list[Event], bool]:
     """Match one line against the legal orders now and apply it. Returns the order, its
@@ -256,8 +295,18 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
                                       parse=lambda typed: rules.parse(state, player, typed))
     else:
         lists["standing"] = rules.standing_orders(state, player)
-        lists["legal"] = (rules.legal_orders(state, player) if active else []) + lists["standing"]
-        matcher = lambda: match_order(rules.grammar, lists["legal"], line, why)
+        narrow = _narrowed(rules, state, player, line) if active else None
+
+        def matcher() -> Order:
+            if narrow is not None:  # issue 17: only the orders the line could match...
+                try:
+                    found = match_order(rules.grammar, narrow + lists["standing"], line, why)
+                    lists["narrow"] = narrow
+                    return found
+                except OrderError:
+                    pass  # ...and, for a line that matches none, the whole list says why
+            lists["legal"] = (rules.legal_orders(state, player) if active else []) + lists["standing"]
+            return match_order(rules.grammar, lists["legal"], line, why)
     try:
         order = matcher()
     except IllegalOrderError as err:
@@ -277,12 +326,22 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
                 line.text, line.number, 1,
             ) from err
         raise
-    if "legal" not in lists:  # a parsed order: standing when its player is not asked
+    if "narrow" in lists:
+        is_standing = order in lists["standing"] and order not in lists["narrow"]
+    elif "legal" not in lists:  # a parsed order: standing when its player is not asked
         is_standing = not active
     else:
         standing, legal = lists["standing"], lists["legal"]
         is_standing = order in standing and not (active and order in legal[: len(legal) - len(standing)])
     return order, rules.apply(state, player, order, rng), is_standing
+
+
+def waiting_reason(rules: Rules, state: dict) -> str:
+    """Why a line of a player asked in this phase does not run: an order before it stopped the
+    phase to ask another player live (a reaction: the flow's `pace` is "reaction")."""
+    awaited = ", ".join(active_players(rules, state)) or "another player"
+    return (f"not run: an order before it waits for {awaited}'s answer (a reaction asked live); "
+            f"once it is known you are asked again for the rest of your turn, if it goes on")
 
 
 def stepped(rules: Rules) -> bool:
@@ -311,7 +370,7 @@ def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rn
     """One play-through of a script in a copy of the position: for each line, the order it
     matched (or the error), and whether dice or hidden cards had been met by then -- before it,
     or by the line itself on the way to its step (Deity's blight roll before a later move)."""
-    sim = rules.preview_state(copy.deepcopy(state), player)
+    sim = rules.preview_state(copy_state(state), player)
     asked = player in active_players(rules, sim)
     order_of_run = list(range(len(script.lines)))
     if stepped(rules):  # run as at resolution: the lines of step 0 first, then step 1, ...
@@ -320,6 +379,9 @@ def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rn
     out: list = [None] * len(script.lines)
     for i in order_of_run:
         line = script.lines[i]
+        if asked and sim["flow"].get("pace") == "reaction" and player not in active_players(rules, sim):
+            out[i] = (None, None, waiting_reason(rules, sim))  # a reaction asked live: see check_script
+            continue
         try:
             order, _, _ = _run_line(rules, sim, player, line, rng, was_asked=asked)
             out[i] = (order, None, rng.counter > 0)
@@ -362,6 +424,11 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
             results.append(LineResult(line.number, line.text, "ignored", reason="not an order"))
             continue
         order, err, uncertain = worlds[0][i]
+        waits = next((w[i][2] for w in worlds if isinstance(w[i][2], str)), None)
+        if waits:  # an earlier line stops the phase for another player's answer (a reaction asked live)
+            results.append(LineResult(line.number, line.text, "accepted", line.text,
+                                      reason=f"depends on another player's answer: {waits}"))
+            continue
         if uncertain and len(worlds) > 1:
             # before rejecting a line no outcome checked so far allows, look at more outcomes:
             # a rare draw may still allow it
@@ -410,7 +477,7 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
     settle until the next decision. A player with no script at all is NMR. `rng` replaces
     the phase's stream (scenario tests pass scripted dice); by default it is
     phase_rng(seed, phase number)."""
-    state = copy.deepcopy(state)
+    state = copy_state(state)
     number = state["flow"]["number"]
     if rng is None:
         rng = phase_rng(seed, number)
@@ -428,6 +495,12 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
         for line in (script.lines if only is None else only):
             if line.number in prose:
                 results.append(LineResult(line.number, line.text, "ignored", reason="not an order"))
+                continue
+            if player in asked and player not in active_players(rules, state) and state["flow"].get("pace") == "reaction":
+                why = waiting_reason(rules, state)
+                results.append(LineResult(line.number, line.text, "unused", reason=why))
+                events.append({"type": "unused", "player": player, "line": line.number, "text": line.text,
+                               "reason": why, "to": player})
                 continue
             if player in asked and player not in active_players(rules, state) and not rules.standing_orders(state, player):
                 results.append(LineResult(line.number, line.text, "unused", reason="your part of this phase was over"))
@@ -470,8 +543,7 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
         for _ in range(1000):
             if player not in active_players(rules, state) or state["flow"].get("over"):
                 break
-            legal = rules.legal_orders(state, player)
-            order = legal[0] if len(legal) == 1 else rules.default_order(state, player)
+            order = rules.forced_order(state, player) or rules.default_order(state, player)
             defaulted.setdefault(player, []).append(order.text)
             events.append({"type": "default", "player": player, "order": order.text})
             events.extend(rules.apply(state, player, order, rng))

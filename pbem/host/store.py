@@ -64,6 +64,11 @@ def open_db(path: str | None = None):
                 if not _cannot_write(err):
                     raise
                 db.read_only = True
+        if not db.read_only and db.journal_mode == "wal":
+            # issue 17: in WAL mode NORMAL is safe (a commit survives a crash of pbem; only a
+            # power loss may lose the last commits, never corrupt the store) and a commit no
+            # longer waits for an fsync
+            db.conn.execute("PRAGMA synchronous = NORMAL")
         if migrations.pending(db):
             if db.read_only:
                 raise PbemError(f"the store {target} is read-only and needs an upgrade to this pbem first "

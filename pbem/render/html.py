@@ -48,6 +48,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        bytecode_cache=reports.bytecode_cache(),  # issue 17: compiled once, not in every process
     )
     env.filters["url"] = url_segment
     env.filters["fill"] = svg.fill

@@ -13,6 +13,16 @@ from pbem.host import schedule
 from pbem.host.store import loads
 
 
+def bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's compiled templates kept between processes (in a private folder of the user's
+    temporary directory; Jinja checks each against its template's modification time), so a
+    `pbem resolve` does not compile every template again. None when no folder can be made."""
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except Exception:  # pragma: no cover - an unwritable temporary folder: compile as before
+        return None
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -22,6 +32,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        bytecode_cache=bytecode_cache(),  # issue 17: templates compiled once per machine, not per process
     )
     env.globals["hexgrid"] = hexgrid
     env.globals["pick"] = env.select_template  # the first template of a list that exists
