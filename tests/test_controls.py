@@ -219,7 +219,7 @@ def test_wait_blocks_early_resolution_until_nowait(db, game, turns):
 
 def test_an_absence_moves_a_deadline_inside_it_to_its_end(db, game):
     said = controls.absent(db, "g1", "alice", "2026-11-25", "2026-11-27")
-    assert "3 of your 7 day(s) left" in said and "moves to" in said
+    assert "(3 of your 7 days used, 4 left)" in said and "moves to" in said
     assert read.game(db, "g1")["deadline"] == "2026-11-28T00:00:00Z"  # the end of the 27th (UTC game)
     assert read.gm_actions(db, "g1")[-1]["by"] == "player:alice"
 

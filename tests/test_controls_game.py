@@ -122,7 +122,8 @@ def test_the_gms_notices_go_out_through_real_smtp_and_each_password_only_to_its_
         by_rcpt: dict[str, list[str]] = {}
         for rcpt, subject, _ in got:
             by_rcpt.setdefault(rcpt, []).append(subject)
-        assert by_rcpt["hera@example.org"] == ["[g1] turn 1 deadline moved"]  # then hera left: nothing more
+        # then hera is replaced: she is told (issue 13), without any password, and gets nothing more
+        assert by_rcpt["hera@example.org"] == ["[g1] turn 1 deadline moved", "[g1] you no longer play hera"]
         assert "[g1] new address for zeus" in by_rcpt["zeus@example.org"]  # the old address is told...
         assert "[g1] your password" not in by_rcpt["zeus@example.org"]  # ...but gets no password
         assert by_rcpt["zeus@new.example.org"][:2] == ["[g1] new address for zeus", "[g1] your password"]

@@ -131,7 +131,7 @@ def test_orders_commands_and_press_in_one_message_are_each_answered(game, tmp_pa
 BAD = [
     # (sender, body, what the reply must say)
     ("alice@example.org", "PLAYER zed\nPASSWORD x\nWAIT\n", "unknown player 'zed' in game g1"),
-    ("alice@example.org", "PASSWORD wrong-one\nWAIT\nDRAW\n", "bad password: WAIT needs your PASSWORD"),
+    ("alice@example.org", "PASSWORD wrong-one\nWAIT\nDRAW\n", "bad password: the PASSWORD given is wrong; WAIT needs your own PASSWORD"),
     ("alice@example.org", "WAIT\n", "no password: WAIT needs your PASSWORD line"),
     ("mallory@evil.example", "PLAYER alice\nPASSWORD {alice}\nRESIGN\n", "sender mismatch"),
     ("alice@example.org", "PASSWORD {alice}\nABSENT FROM 2026-11-01 TO 2026-11-05\n", "ABSENT FROM '2026-11-01' is in the past"),

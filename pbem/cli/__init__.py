@@ -216,11 +216,12 @@ def new(
     game_id: str = typer.Argument(..., metavar="GAME_ID", help="A new game id: lower-case letters, digits, - and _."),
     player: List[str] = typer.Option([], "--player", "-p", metavar="NAME[:EMAIL]", help="NAME or NAME:EMAIL, once per seat, in seat order."),
     seed: Optional[str] = typer.Option(None, metavar="SEED", help="RNG seed (default: random). Its SHA-256 is published now, the seed at the end."),
-    option: List[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help="Game option K=V: the game's (see `pbem rules TYPE`) or the host's: grace, remind, early, absences, press, seat_policy, gm_email (see `pbem set --help`)."),
+    option: List[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help="Game option K=V: the game's (see `pbem rules TYPE`) or the host's: grace, remind, early, absences, press, seat_policy, gm_email, reaction_deadline (see `pbem set --help`)."),
     open_seats: Optional[int] = typer.Option(None, "--open", metavar="N", help="Open the game for sign-up with N seats instead of --player: players JOIN by mail; it starts when full or at `pbem start`."),
     every: Optional[str] = typer.Option(None, metavar="DURATION", help="Deadline schedule: each turn lasts this long, e.g. 72h or 3d."),
     at: Optional[str] = typer.Option(None, metavar="HH:MM", help="...moved to this local time of day, e.g. 20:00."),
     tz: Optional[str] = typer.Option(None, metavar="ZONE", help="...in this time zone, e.g. Europe/London (default UTC)."),
+    reaction_deadline: Optional[str] = typer.Option(None, "--reaction-deadline", metavar="DURATION", help="A phase that asks one player a reaction live (a game with --option reactions=ask) lasts this long, e.g. 12h (the same as --option reaction_deadline=12h)."),
 ) -> None:
     """Create a game, open turn 1 and write its reports. Prints each player's password.
 
@@ -241,6 +242,8 @@ def new(
         if not sep or not k.strip():
             _fail(f"--option '{item}' is not K=V")
         opts[k.strip()] = v.strip()
+    if reaction_deadline is not None:
+        opts["reaction_deadline"] = reaction_deadline
     sched = schedule.make_schedule(every, at, tz)
     created = host.new_game(_store(), game_type, game_id, player, seed=seed, options=opts, sched=sched, turns=settings.turns,
                             open_seats=open_seats)
@@ -360,8 +363,12 @@ def status(
 
         typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
-    if not data["games"]:
+    if not data["games"] and not data.get("open"):
         typer.echo("no games")
+    for g in data.get("open") or []:
+        typer.echo(f"{g['id']} ({g['title']}): open for sign-up, {g['joined']} of {g['seats']} seats taken"
+                   + (f" ({', '.join(g['players'])})" if g["players"] else "")
+                   + f"; `pbem start {g['id']}` starts it (it also starts when full)")
     for g in data["games"]:
         scores = ", ".join(f"{k} {v}" for k, v in g["scores"].items())
         seats = "".join(f"; {kind}: {', '.join(g.get(kind) or [])}" for kind in ("bots", "vacant") if g.get(kind))
@@ -372,6 +379,7 @@ def status(
             typer.echo(f"{g['id']} ({g['title']}): {when}; winner(s) {', '.join(g['winners'])}; scores {scores}{seats}")
             continue
         unready = "".join(f"; not ready: {p} ({why})" for p, why in g.get("not_ready", {}).items())
+        unready += f"; waiting: {', '.join(g['waiting'])} asked to WAIT" if g.get("waiting") else ""
         awaiting = ", ".join(g["awaiting"]) or ("nobody" if unready else "nobody (ready to resolve)")
         deadline = "PAUSED since " + g["paused"] if g.get("paused") else (g["deadline"] or "none") + (" (PASSED)" if g.get("deadline_passed") else "")
         typer.echo(

@@ -67,7 +67,7 @@ def resume(
 @app.command("set", short_help="Change a game option (grace, remind, early, etc.).")
 def set_option(
     game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
-    key: str = typer.Argument(..., metavar="KEY", help="grace, remind, early, absences, press, seat_policy or gm_email."),
+    key: str = typer.Argument(..., metavar="KEY", help="grace, remind, early, absences, press, seat_policy, gm_email or reaction_deadline."),
     value: str = typer.Argument(..., metavar="VALUE", help="e.g. 12h, off, on, 14, grey, bot, gm@example.org."),
 ) -> None:
     """Change a game option; the players are told.
@@ -76,7 +76,9 @@ def set_option(
     waits this long before their default orders), remind (awaited players are reminded this
     long before the deadline), early (on/off: resolve as soon as everyone is ready),
     absences (days of absence each player may declare), press (none/white/grey), seat_policy
-    (vacant/bot: what a resignation leaves), gm_email (where player notices go).
+    (vacant/bot: what a resignation leaves), gm_email (where player notices go),
+    reaction_deadline (the short deadline of a phase that asks a reaction live, in a game
+    with reactions=ask; from the next such phase).
 
     Example: pbem set athens-1 grace 12h
     """
@@ -207,6 +209,7 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="Print JSON: a
             continue
         awaited = ", ".join(g["awaited"]) or "-"
         bots = f"; bot seats: {', '.join(g['bots'])}" if g["bots"] else ""
+        bots += f"; waiting: {', '.join(g['waiting'])} asked to WAIT" if g.get("waiting") else ""
         typer.echo(f"{g['id']:20} {g['type']:8} turn {g['turn']:<4} {g['state']:8} deadline {g['deadline'] or 'none':21} "
                    f"awaiting {awaited}{bots}")
 

@@ -7,7 +7,8 @@ site shows). Each function checks everything first and raises a PbemError subcla
 message that quotes the input, so that bad input changes nothing.
 
 Deadlines: `set_deadline`, `pause`, `resume`; game options: `set_option` (grace, remind, early,
-absences, press, seat_policy, gm_email; see OPTIONS); `remind` (due reminders and "late"
+absences, press, seat_policy, gm_email, reaction_deadline; see OPTIONS; `reaction_deadline`
+gives a phase that asks a reaction live its shorter deadline); `remind` (due reminders and "late"
 notices, each once per phase); players' WAIT (`wait`) and `absent`; `games_list` (`pbem
 list`); `end_game` and the players' votes (`propose`).
 
@@ -122,7 +123,21 @@ OPTIONS = {
     "press": (_choice("press", ("none", "white", "grey")), "none, white (signed) or grey (anonymous to the players) press"),
     "seat_policy": (_choice("seat_policy", ("vacant", "bot")), "what a RESIGN leaves: a vacant seat (default orders) or a bot"),
     "gm_email": (_gm_email, "the GM's address: resignations and other player notices go there"),
+    "reaction_deadline": (_duration_option("reaction_deadline"), "the deadline of a phase that asks one player a reaction live "
+                          "(a game with reactions=ask): this long after it opens, or the usual deadline if sooner (e.g. 12h; off: the usual deadline)"),
 }
+
+
+def reaction_deadline(game: dict, state: dict, opened: datetime, due: datetime | None) -> datetime | None:
+    """The deadline of a phase that opens at `opened` with `state`: a reaction asked live (the
+    flow's pace is "reaction") gets the game's `reaction_deadline` after it opens when that is
+    set and sooner than `due` (the schedule's deadline, or None); any other phase keeps `due`."""
+    if state["flow"].get("pace") != "reaction" or state["flow"].get("over"):
+        return due
+    short = parse_duration(host_options(None, game)["reaction_deadline"])
+    if not short:
+        return due
+    return opened + short if due is None else min(due, opened + short)
 
 
 def clean_email(value: str | None) -> str:
@@ -168,9 +183,20 @@ def option_columns(options: dict[str, str]) -> dict:
 
 
 def set_option(db, game_id: str, key: str, value: str, *, by: str = "gm") -> dict:
-    """Change one game option (`pbem set GAME KEY VALUE`); recorded and announced."""
-    game = read.game(db, game_id)
+    """Change one game option (`pbem set GAME KEY VALUE`); recorded and announced. A game
+    open for sign-up keeps it for when it starts (nobody to tell yet)."""
+    signup = read.open_game(db, game_id)
     name = (key or "").strip().lower()
+    if signup:
+        checked = validate_options({name: value})[name]
+        options = loads(signup.get("host_options")) or {}
+        old = {**HOST_DEFAULTS, **options}.get(name)
+        options[name] = checked
+        with db.atomic():
+            db["signups"].update(signup["id"], {"host_options": dumps(options)})
+            record_action(db, signup["id"], by=by, action="set", detail=f"{name}={checked} (was {old}; open for sign-up)")
+        return {"game": signup["id"], "option": name, "value": checked, "was": old}
+    game = read.game(db, game_id)
     checked = validate_options({name: value})[name]
     options = loads(game.get("host_options")) or {}
     old = {**HOST_DEFAULTS, **options}.get(name)
@@ -349,6 +375,8 @@ def resume(db, game_id: str, *, at: str | None = None, tz: str | None = None, by
     else:
         left = game.get("paused_left")
         when = now + timedelta(seconds=max(left, 3600)) if left is not None else None
+        if when is not None and (when.second or when.microsecond):  # to the minute: 00:00, not 00:00:13
+            when = when.replace(second=0, microsecond=0) + timedelta(minutes=1)
     with db.atomic():
         db["games"].update(game["id"], {"paused": None, "paused_left": None})
         new = _move_deadline(db, game, when)
@@ -431,6 +459,13 @@ def wait(db, game_id: str, player: str, on: bool) -> str:
     before its deadline. Returns the sentence for the acknowledgement."""
     game, seat = _seat(db, game_id, player)
     _running(game, "WAIT")
+    if on:  # a WAIT holds a turn only for a player it asks for orders (pbem.host.service counts no other)
+        row = db.execute("select active from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone()
+        asked = loads(row[0]) if row and row[0] else []
+        if seat["name"] not in asked:
+            raise PbemError(f"WAIT has no effect: you are not asked for orders in turn {game['phase']} of {game['id']}, "
+                            f"so it resolves when the players asked ({', '.join(asked) or 'none'}) are ready or at its "
+                            "deadline. Nothing was recorded; send WAIT again in a turn that asks you for orders")
     with db.atomic():
         if on:
             db.execute("insert or replace into waits (game_id, phase, player, at) values (?, ?, ?, ?)",
@@ -481,7 +516,8 @@ def absent(db, game_id: str, player: str, start, end) -> str:
                                "end": schedule.iso(covered_end), "days": days, "declared": schedule.iso(now)})
         moved = apply_absences(db, game["id"], game["phase"], game["deadline"], None, by=f"player:{seat['name']}")
     shown = _show(game, schedule.iso(covered_end))
-    out = f"ABSENT: recorded from {_show(game, schedule.iso(begin))} to {shown} ({days} of your {left} day(s) left)."
+    out = (f"ABSENT: recorded from {_show(game, schedule.iso(begin))} to {shown} ({used + days} of your {allowance} "
+           f"day{'s' if allowance != 1 else ''} used, {left - days} left).")
     if moved:
         out += f" The deadline of turn {game['phase']} moves to {_show(game, moved)}."
     if covered_end < finish:
@@ -545,12 +581,13 @@ def games_list(db) -> list[dict]:
     deadline and the players awaited -- what `pbem list` and the LIST mail command show."""
     out = []
     for g in read.games(db, order_by="id"):
-        awaited = []
-        if g["status"] == "running" and not g.get("paused"):
-            _, unready = _awaited(db, g)
+        awaited, waits = [], []
+        if g["status"] == "running":  # paused too: `pbem status` names them the same way
+            asked, unready = _awaited(db, g)
             awaited = sorted(unready)
+            waits = [p for p in waiting(db, g["id"], g["phase"]) if p in asked]
         out.append({"id": g["id"], "type": g["type"], "turn": g["phase"], "state": game_state(g),
-                    "deadline": g["deadline"], "awaited": awaited,
+                    "deadline": g["deadline"], "awaited": awaited, "waiting": waits,
                     "bots": [p["name"] for p in read.players(db, g["id"]) if p.get("bot")]})
     if read.has_table(db, "signups"):
         for s in read.rows(db, "select * from signups order by id"):

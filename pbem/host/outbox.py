@@ -54,8 +54,15 @@ FOOTER = (
 )
 
 
+FOOTER_NO_GAME = (
+    "\n-- \n"
+    "This message was sent by pbem, the play-by-email adjudicator. Send HELP for what it\n"
+    "takes, or LIST for its games.\n"
+)
+
+
 def footer(game_id: str | None) -> str:
-    return FOOTER.format(game=game_id or "(none)")
+    return FOOTER.format(game=game_id) if game_id else FOOTER_NO_GAME
 
 
 def queue(db, *, kind: str, to_addr: str | None, subject: str, body: str, game_id: str | None = None,

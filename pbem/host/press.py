@@ -44,9 +44,11 @@ def mode(db, game: dict) -> str:
 
 # --- who a message goes to ------------------------------------------------------------------------
 
-def parse_recipients(spec: str | list[str] | None, names: list[str]) -> list[str] | None:
+def parse_recipients(spec: str | list[str] | None, names: list[str],
+                     persons: dict[str, str] | None = None) -> list[str] | None:
     """The recipients of `TO ...`: None for ALL (public), else the player names (each known,
-    case-insensitive, given once). Raises PbemError quoting what was not understood."""
+    case-insensitive, given once; the name of a person who took a seat over, in `persons`,
+    stands for the seat, as on a PLAYER line). Raises PbemError quoting what was not understood."""
     words = [w for w in (_SPLIT.split(spec.strip()) if isinstance(spec, str) else [str(x).strip() for x in spec or []]) if w]
     if words and words[0].lower() == "to":
         words = words[1:]
@@ -57,11 +59,12 @@ def parse_recipients(spec: str | list[str] | None, names: list[str]) -> list[str
         if len(lowered) > 1:
             raise PbemError(f"TO '{' '.join(words)}': send to ALL, or to players by name, not both")
         return None
-    unknown = [w for w in words if w.lower() not in names]
+    persons = persons or {}
+    unknown = [w for w in words if w.lower() not in names and w.lower() not in persons]
     if unknown:
         raise NotFound(f"no player {', '.join(repr(w[:40]) for w in unknown)} in this game; its players are {', '.join(names)}")
     out: list[str] = []
-    for w in lowered:
+    for w in (x if x in names else persons[x] for x in lowered):
         if w not in out:
             out.append(w)
     return out
@@ -114,7 +117,9 @@ def send(db, game_id: str, sender: str | None, to: str | list[str] | None, text:
     sender is over the rate limit. Returns the stored row and the outbox ids."""
     game = read.game(db, game_id)
     game_id = game["id"]
-    names = [p["name"] for p in read.players(db, game_id)]
+    seated = read.players(db, game_id)
+    names = [p["name"] for p in seated]
+    persons = {p["person"]: p["name"] for p in seated if p.get("person")}
     by_gm = sender is None or sender == GM
     who = GM if by_gm else read.player(db, game_id, sender)["name"]
     how = mode(db, game)
@@ -123,7 +128,7 @@ def send(db, game_id: str, sender: str | None, to: str | list[str] | None, text:
             raise PbemError(f"press is off in game {game_id} (its option press=none): nothing was sent")
         if game["status"] == "finished":
             raise PbemError(f"game {game_id} is over: no more press")
-    recipients = parse_recipients(to, names)
+    recipients = parse_recipients(to, names, persons)
     if recipients is not None and recipients == [who]:
         raise PbemError("this press is addressed to yourself only: nothing was sent")
     body = _clean(text)

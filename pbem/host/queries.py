@@ -16,7 +16,9 @@ from pbem.host.store import loads
 
 def status(db, game_id: str | None = None) -> dict:
     """The state of one game or of all: a stable JSON shape, documented in the README."""
-    games = [read.game(db, game_id)] if game_id else read.games(db, order_by="id")
+    signup = read.open_game(db, game_id) if game_id else None
+    games = [] if signup else [read.game(db, game_id)] if game_id else read.games(db, order_by="id")
+    opened = [signup] if signup else [] if game_id else read.open_games(db)
     out = []
     for game in games:
         rules = get_rules(game["type"])
@@ -55,8 +57,17 @@ def status(db, game_id: str | None = None) -> dict:
             "resigned": [{"player": a["detail"].split(":")[0].removeprefix("seat "), "at": a["at"]}
                          for a in read.gm_actions(db, game["id"]) if a["action"] == "resign"],
             "ended_by": (outcome or {}).get("ended_by"),
+            # players asked this turn who sent WAIT: the turn does not resolve early (pbem.host.controls.wait)
+            "waiting": [r[0] for r in db.execute("select player from waits where game_id = ? and phase = ? order by player",
+                                                 [game["id"], game["phase"]]).fetchall() if r[0] in asked]
+            if game["status"] == "running" and read.has_table(db, "waits") else [],
         })
-    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "mail": read.outbox_counts(db)}
+    # games open for sign-up: no turn yet (issue 13: `pbem status` lists them as open)
+    signups = [{"id": g["id"], "type": g["type"], "title": get_rules(g["type"]).info.title, "status": "open",
+                "seats": g["seats"], "joined": g["joined"],
+                "players": [r[0] for r in db.execute("select name from signup_players where game_id = ? order by joined, name",
+                                                     [g["id"]]).fetchall()]} for g in opened]
+    return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "open": signups, "mail": read.outbox_counts(db)}
 
 
 def report(db, game_id: str, player: str | None = None, turn: int | None = None) -> str:
@@ -85,8 +96,13 @@ def orders_so_far(db, game: dict, who: str) -> str:
         return ""
     latest = read.latest_submissions(db, game["id"], game["phase"])
     waiting = read.not_ready(db, game["id"], game["phase"], asked, latest)
-    now = schedule.show(schedule.iso(schedule.now()), loads(game["schedule"]))
+    sched = loads(game["schedule"])
+    now = schedule.show(schedule.iso(schedule.now()), sched)
     lines = ["", f"Orders so far (turn {game['phase']}, as of {now})"]
+    if game.get("paused"):
+        lines.append(f"  Deadline now: none: the GM has paused the game (since {schedule.show(game['paused'], sched)})")
+    else:
+        lines.append(f"  Deadline now: {schedule.show(game['deadline'], sched)}" + _moved(db, game))
     for p in asked:
         why = waiting.get(p)
         if why is None:
@@ -96,6 +112,18 @@ def orders_so_far(db, game: dict, who: str) -> str:
         else:
             lines.append(f"  {p}: not ready" + (f" ({why})" if p == who else ""))
     return "\n".join(lines) + "\n"
+
+
+def _moved(db, game: dict) -> str:
+    """Why the deadline differs from the report's, when it was moved after the turn opened."""
+    opened = db.execute("select opened from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone()
+    moves = [a for a in read.gm_actions(db, game["id"])
+             if a["action"] in ("deadline", "pause", "resume") and (a["detail"] or "").startswith(f"turn {game['phase']}")
+             and (not opened or not opened[0] or a["at"] >= opened[0])]
+    if not moves:
+        return ""
+    by_gm = any(a["by"] == "gm" for a in moves)
+    return " (moved by the GM since this report was written)" if by_gm else " (moved since this report was written)"
 
 
 def mail_trouble(db, game_id: str) -> dict:

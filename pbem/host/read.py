@@ -31,9 +31,30 @@ def game(db, game_id: str) -> dict:
     found = rows(db, "select * from games where id = ?", [game_id])
     if found:
         return found[0]
+    signup = open_game(db, game_id)
+    if signup:
+        raise NotFound(f"game '{signup['id']}' is open for sign-up ({signup['joined']} of {signup['seats']} seats taken): "
+                       f"it has no turn yet; start it with `pbem start {signup['id']}` first (it also starts when full)")
     known = [r[0] for r in db.execute("select id from games order by id").fetchall()]
     hint = f"; games in this store: {', '.join(known)}" if known else "; this store has no games yet"
     raise NotFound(f"no game '{game_id}'{hint}")
+
+
+def open_game(db, game_id: str | None) -> dict | None:
+    """A game open for sign-up (its signups row, with `joined`: how many took a seat), or None."""
+    if not game_id or not has_table(db, "signups"):
+        return None
+    found = rows(db, "select s.*, (select count(*) from signup_players p where p.game_id = s.id) as joined "
+                     "from signups s where s.id = ?", [str(game_id).strip().lower()])
+    return found[0] if found else None
+
+
+def open_games(db) -> list[dict]:
+    """Every game open for sign-up, by id (see `open_game`)."""
+    if not has_table(db, "signups"):
+        return []
+    return rows(db, "select s.*, (select count(*) from signup_players p where p.game_id = s.id) as joined "
+                    "from signups s order by s.id")
 
 
 def games(db, order_by: str = "created, id") -> list[dict]:
@@ -158,7 +179,7 @@ def turn_dir(turns: str | Path, game_id: str, number: int) -> Path:
 
 # The host's game options and their defaults (pbem.host.controls.OPTIONS checks them).
 HOST_DEFAULTS = {"grace": "off", "remind": "off", "early": "on", "absences": "7", "press": "white",
-                 "seat_policy": "vacant", "gm_email": ""}
+                 "seat_policy": "vacant", "gm_email": "", "reaction_deadline": "off"}
 
 
 def host_options(db, game_or_id: str | dict) -> dict[str, str]:

@@ -67,6 +67,15 @@ def shown(seat: dict) -> str:
 
 # --- address and password -------------------------------------------------------------------
 
+def _address_free(db, game_id: str, seat_name: str, addr: str) -> None:
+    """Refuse an address registered to another seat of the game: that seat's mail would be
+    taken as this one's (and its right password logged as a wrong one)."""
+    for other in read.players(db, game_id):
+        if other["name"] != seat_name and other.get("email") and other["email"].lower() == addr.lower():
+            raise PbemError(f"the address {addr} is already registered to another seat of game '{game_id}'; "
+                            "each seat needs its own address. Nothing was changed")
+
+
 def set_address(db, game_id: str, player: str, email: str, *, by: str = "gm") -> dict:
     """Register a new address for a seat; both the old and the new address are told."""
     game, seat = _seat(db, game_id, player)
@@ -75,6 +84,7 @@ def set_address(db, game_id: str, player: str, email: str, *, by: str = "gm") ->
     old = seat.get("email")
     if old == new:
         raise PbemError(f"player '{seat['name']}' of game '{game['id']}' is already at {new}")
+    _address_free(db, game["id"], seat["name"], new)
     with db.atomic():
         db["players"].update((game["id"], seat["name"]), {"email": new})
         _history(db, game["id"], seat["name"], "address", old, new)
@@ -147,8 +157,15 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
     _playing(game, "replace a player")
     person = _check_person(db, game["id"], seat, newname)
     addr = clean_email(email) if email else None
+    if addr:
+        _address_free(db, game["id"], seat["name"], addr)
     password = new_password()
     before = seat.get("person") or seat["name"]
+    if person == before and not seat.get("vacant") and not seat.get("bot"):
+        raise PbemError(f"{person} already plays {seat['name']} in game '{game['id']}': nobody is replaced. "
+                        f"`pbem seat {game['id']} {seat['name']} --email ADDR` gives the seat a new address"
+                        f" (and --reset-password a new password)")
+    old_addr = seat.get("email")
     with db.atomic():
         db["players"].update((game["id"], seat["name"]), {"person": None if person == seat["name"] else person,
                                                          "email": addr, "password": password, "bot": 0, "vacant": 0})
@@ -160,6 +177,13 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
                  text=f"From turn {game['phase']}, {person} plays the seat {seat['name']} in game {game['id']} "
                       f"(it was {'a bot' if seat.get('bot') else 'vacant' if seat.get('vacant') else before}).\n"
                       + (f"Reason: {reason}\n" if reason else ""))
+        if old_addr and (not addr or old_addr.lower() != addr.lower()):  # the player replaced is told too (no password)
+            outbox.queue(db, kind="notice", to_addr=old_addr, subject=f"[{game['id']}] you no longer play {seat['name']}",
+                         body=f"The GM has given the seat {seat['name']} in game {game['id']} to {person} from turn "
+                              f"{game['phase']}; your password for it no longer works and this address gets no more "
+                              "of its mail.\n" + (f"Reason: {reason}\n" if reason else "")
+                              + "If you did not expect this, tell the GM.\n" + outbox.footer(game["id"]),
+                         game_id=game["id"], phase=game["phase"], player=seat["name"])
         if addr:
             latest = read.report_text(db, game["id"], game["phase"], seat["name"]) or ""
             body = (f"Welcome to game {game['id']}: you take over the seat {seat['name']} (seat {seat['seat']}) "
@@ -247,11 +271,13 @@ def open_game(db, game_type: str, game_id: str, seats: int, seed: str | None = N
     return row
 
 
-def _signup(db, game_id: str) -> dict:
+def _signup(db, game_id: str, *, starting: bool = False) -> dict:
     found = read.rows(db, "select * from signups where id = ?", [(game_id or "").strip().lower()])
     if found:
         return found[0]
     if db.execute("select 1 from games where id = ?", [(game_id or "").strip().lower()]).fetchone():
+        if starting:
+            raise PbemError(f"game '{game_id}' has already started: there is nothing to start")
         raise PbemError(f"game '{game_id}' has already started; only games open for sign-up take new players")
     known = [r[0] for r in db.execute("select id from signups order by id").fetchall()]
     raise NotFound(f"no game '{game_id}' is open for sign-up" + (f"; open games: {', '.join(known)}" if known else ""))
@@ -305,7 +331,7 @@ def start(db, game_id: str, *, turns=None) -> dict:
     from pbem.core.registry import get_rules
     from pbem.host import service
 
-    signup = _signup(db, game_id)
+    signup = _signup(db, game_id, starting=True)
     joined = read.rows(db, "select * from signup_players where game_id = ? order by joined, name", [signup["id"]])
     info = get_rules(signup["type"]).info
     if len(joined) < info.min_players:
@@ -320,6 +346,8 @@ def start(db, game_id: str, *, turns=None) -> dict:
                                    passwords={j["name"]: j["password"] for j in joined})
         record_action(db, signup["id"], by="gm", action="start", detail=f"{len(joined)} players: "
                       + ", ".join(j["name"] for j in joined))
+        # observers who signed up while the game was open get its first public report too
+        controls.queue_observer_reports(db, read.game(db, signup["id"]), 1, read.report_text(db, signup["id"], 1, ""))
     return created
 
 
@@ -332,8 +360,10 @@ def observe(db, game_id: str, email: str, *, remove: bool = False) -> str:
     addr = clean_email(email)
     gid = (game_id or "").strip().lower()
     started = db.execute("select 1 from games where id = ?", [gid]).fetchone()
-    if not started:
-        _signup(db, gid)  # NotFound unless the game is open for sign-up
+    if not started and not read.open_game(db, gid):
+        known = [r[0] for r in db.execute("select id from games where status = 'running' union select id from signups "
+                                          "order by 1").fetchall()]
+        raise NotFound(f"no game '{gid[:40]}'" + (f"; its games: {', '.join(known)}" if known else "") + " (LIST shows them)")
     game = read.game(db, gid) if started else None
     known = db.execute("select 1 from observers where game_id = ? and lower(email) = lower(?)", [gid, addr]).fetchone()
     if remove:

@@ -469,6 +469,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     sched = loads(game["schedule"])
     over = bool(res.state["flow"].get("over"))
     due_next = None if over else schedule.deadline(sched, opened)
+    due_next = controls.reaction_deadline(game, res.state, opened, due_next)  # a reaction asked live: its short deadline
     players = _players(db, game_id)
     game_update = {"phase": new_number, "deadline": schedule.iso(due_next)}
     if over:
@@ -633,11 +634,11 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
 
 def bot_script(rules, state: dict, player: str, rng, limit: int = 60) -> list[str]:
     """A random legal order script for `player` in this position: every seat's bot."""
-    sim = engine.copy.deepcopy(state)
+    sim = engine.copy_state(state)
     prng = Rng("bot", "bot")
     lines = []
     while player in engine.active_players(rules, sim) and not sim["flow"].get("over") and len(lines) < limit:
-        legal = rules.legal_orders(sim, player)
+        legal = rules.bot_orders(sim, player)
         if not legal:
             break
         order = rules.bot_choice(sim, player, legal, rng)

@@ -200,10 +200,20 @@ def rejection(db, out: Outcome, to: str | None, mid: str | None, why: str) -> Ou
     if to:
         tag = f"[{out.game_id}] " if out.game_id else "[pbem] "
         text = (f"pbem: your message was rejected\n\nReason: {why}\n\n"
-                "Nothing was changed; any orders you sent earlier still stand.\n")
+                + ("Nothing was changed; any orders you sent earlier still stand.\n" if _seated(db, out)
+                   else "Nothing was changed.\n"))
         out.outbox_id = _notice(db, to=to, game_id=out.game_id, player=out.player, subject=f"{tag}your message was rejected",
                                 text=text, in_reply_to=mid, inbox_id=out.inbox_id)
     return out
+
+
+def _seated(db, out: Outcome) -> bool:
+    """Whether the message spoke for a seat of a running game (whose earlier orders stand)."""
+    if not out.player or not out.game_id:
+        return False
+    row = db.execute("select 1 from players p join games g on g.id = p.game_id where g.id = ? and p.name = ? "
+                     "and g.status = 'running'", [out.game_id, out.player]).fetchone()
+    return row is not None
 
 
 def _known_game(db, name: str | None) -> dict | None:
@@ -302,7 +312,7 @@ def _password_ok(m: Incoming, what: str) -> str | None:
         return None
     if m.password:
         log.warning("%s: %s for %s/%s with a wrong password", m.item.origin, what, m.game_id, m.row["name"])
-        return f"bad password: {what} needs your PASSWORD"
+        return f"bad password: the PASSWORD given is wrong; {what} needs your own PASSWORD"
     if m.found.block and m.found.block.placeholder:
         return f"no password: {what} needs your PASSWORD (the PASSWORD line still reads 'your-password-here')"
     return f"no password: {what} needs your PASSWORD line"
@@ -555,6 +565,11 @@ def join(m: Incoming) -> Answer:
     if not gid:
         return Answer.refused("JOIN needs a game: JOIN GAME [NAME] (LIST shows the games open for sign-up)")
     name = m.request.args[1] if len(m.request.args) > 1 else None
+    if name and len(name.split()) > 1:
+        one = "-".join(name.split())
+        return Answer.refused(f"JOIN: '{header_safe(name, 80)}' is not a name here: a name is one word of letters, "
+                              f"digits, '-' or '_' (at most 40), e.g. JOIN {header_safe(gid, 40)} {header_safe(one, 40)}. "
+                              "Nothing was changed")
     player, password = seats.join(m.db, gid, m.sender, name, turns=m.ctx.turns)
     gid = gid.lower()
     return Answer(True, f"JOIN: you have a seat in game {gid} as {player}.\nYour password: {password}\n"
@@ -632,6 +647,15 @@ def _tagged_game(m: Incoming) -> str | None:
     return None
 
 
+def _unknown_tag(m: Incoming) -> str | None:
+    """A [GAME_ID] in the subject that names no game here (when none names one); "[pbem]",
+    the tag of our own replies that name no game, is not one."""
+    for tag in GAME_TAG.findall(m.subject):
+        if tag.lower() != "pbem":
+            return tag
+    return None
+
+
 def _unknown_game(m: Incoming, game_id: str) -> Outcome:
     found = m.found
     m.out.game_id = game_id
@@ -675,6 +699,9 @@ def _request_list(found: Found) -> list[Request | None]:
 
 def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx: Context) -> Outcome:
     """One message to its outcome: screened, routed to its game, answered by its command(s)."""
+    from pbem import render
+
+    render.install()  # a command may open a turn (JOIN filling a game), which writes reports
     m = Incoming(db, item, raw, msg, out, ctx)
     m.sender = m.reply_to = sender_of(msg)
     m.mid = msgid_ok(raw_header(msg, "Message-ID")) if msg is not None else None
@@ -705,6 +732,9 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
     if not game_id:
         if command.without_game:
             return command.without_game(m)
+        unknown = _unknown_tag(m)
+        if unknown:
+            return _unknown_game(m, unknown)
         return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
     m.game = _known_game(db, game_id)
     if not m.game:
@@ -740,6 +770,8 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
         else:
             unknown = game_id
     needs_game = [r for r in requests if r is None or (COMMANDS[r.name].needs in ("player", "seat"))]
+    if not game_id and _unknown_tag(m):
+        unknown = game_id = _unknown_tag(m)
     if not game_id and not any(r is not None and COMMANDS[r.name].needs in ("nothing", "sender") or
                                (r is not None and r.name == "help") for r in requests):
         return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
@@ -830,7 +862,8 @@ def _conclude(m: Incoming, answers: list[tuple[Request | None, Answer]]) -> Outc
         lines.append("")
     if refused:
         lines.append("A refused request changed nothing" + ("; the others were carried out." if done else
-                                                             ". Any orders you sent earlier still stand."))
+                                                             ". Any orders you sent earlier still stand." if _seated(m.db, out)
+                                                             else "."))
     tag = f"[{m.game_id}] " if m.game_id else "[pbem] "
     verdict = "done" if not refused else ("REFUSED" if not done else f"{len(done)} done, {refused} refused")
     oid = m.notice(subject=f"{tag}your commands: {verdict}", text="\n".join(lines) + "\n", to=m.reply_to)

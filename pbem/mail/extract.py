@@ -37,7 +37,8 @@ _COMMANDS = (
     ("set_address", re.compile(r"^set[ \t]+address(?:[ \t]+(.*))?$", re.IGNORECASE)),
     ("send_password", re.compile(r"^send[ \t]+(?:my[ \t]+)?password\.?$", re.IGNORECASE)),
     ("resign", re.compile(r"^resign\.?$", re.IGNORECASE)),
-    ("join", re.compile(r"^join(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),
+    # JOIN GAME NAME; a name of a few words ("Dave The Great") is a JOIN too, refused with the name rules
+    ("join", re.compile(r"^join(?:[ \t]+(\S+)(?:[ \t]+(\S+(?:[ \t]+\S+){0,3}))?)?$", re.IGNORECASE)),
     ("observe", re.compile(r"^observe(?:[ \t]+(\S+))?$", re.IGNORECASE)),
     ("list", re.compile(r"^list\.?$", re.IGNORECASE)),
     ("history", re.compile(r"^history(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),

@@ -217,7 +217,7 @@ def _deliver(smtp: smtplib.SMTP, msg: EmailMessage, sender: str, to_addr: str) -
     of this message (5xx), ('deferred', why) for a temporary one (4xx); raises _Temporary
     when the connection fails (the message was not accepted)."""
     try:
-        refused = smtp.send_message(msg, from_addr=sender, to_addrs=[to_addr])
+        refused = smtp.sendmail(sender, [to_addr], *_wire(msg, sender, to_addr))
     except smtplib.SMTPRecipientsRefused as err:
         code, text = next(iter(err.recipients.values()))
         return ("deferred" if 400 <= code < 500 else "failed"), f"{code} {_decode(text)}"
@@ -234,6 +234,18 @@ def _deliver(smtp: smtplib.SMTP, msg: EmailMessage, sender: str, to_addr: str) -
         code, text = next(iter(refused.values()))
         return ("deferred" if 400 <= code < 500 else "failed"), f"{code} {_decode(text)}"
     return "sent", ""
+
+
+def _wire(msg: EmailMessage, sender: str, to_addr: str) -> tuple[bytes, tuple[str, ...]]:
+    """The message's bytes as sent, and the MAIL options. smtplib's send_message flattens
+    with a generator made without a policy, which turns a body line "From ..." into ">From
+    ..."; flattened here with the message's own policy (mangle_from_ off), the body arrives
+    as written -- as `send --dry-run` writes it. Non-ASCII addresses need SMTPUTF8, as
+    send_message would ask."""
+    international = any(not s.isascii() for s in (sender, to_addr, str(msg.get("From", "")), str(msg.get("To", ""))))
+    policy = msg.policy.clone(linesep="\r\n", mangle_from_=False, **({"utf8": True} if international else {}))
+    options = ("SMTPUTF8", "BODY=8BITMIME") if international else ()
+    return msg.as_bytes(policy=policy), options
 
 
 def _decode(value) -> str:
