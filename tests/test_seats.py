@@ -135,6 +135,8 @@ def test_resign_leaves_a_vacant_seat_that_is_never_awaited_and_tells_the_gm(db, 
     results = host.resolve(db, ["g1"], turns=turns, max_phases=2)
     assert [r.outcome for r in results] == ["resolved", "resolved"] and results[1].nmr == ["bob"]
     assert read.game(db, "g1")["phase"] == 3
+    public = read.report_text(db, "g1", 3, None)  # the report says the seat is vacant, not NMR
+    assert "bob's seat is vacant; default orders were used" in public and "bob sent no orders" not in public
 
 
 def test_resign_to_a_bot_when_the_policy_says_so(db, game):

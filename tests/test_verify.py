@@ -123,6 +123,9 @@ def test_a_game_the_gm_ended_verifies_to_where_it_stopped(cli, tmp_path):
     assert r.exit_code == 0, r.output
     site = tmp_path / "site"
     assert cli("publish", "--out", site).exit_code == 0
+    page = (site / "games" / "g1" / "index.html").read_text()
+    assert "drawn between" in page and "in progress" not in page  # the game's page says how it ended
+    assert "drawn between" in (site / "index.html").read_text()
     r = cli("verify", site / "games" / "g1")
     assert r.exit_code == 0, r.output
     assert "note: the game was ended by gm, not by the rules, at turn 4" in r.stdout

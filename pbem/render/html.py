@@ -389,6 +389,7 @@ def game_summary(game: Game) -> dict:
         "deadline_text": schedule.show(deadline, game.sched) if deadline else "",
         "finished": game.row["finished"],
         "winners": (game.outcome or {}).get("winners", []),
+        "draw": bool((game.outcome or {}).get("draw")),  # a draw agreed by vote or declared by the GM
         "reason": (game.outcome or {}).get("reason", ""),
         "seed": game.row["seed"] if game.finished else None,
     }

@@ -23,9 +23,25 @@ def bytecode_cache() -> jinja2.BytecodeCache | None:
         return None
 
 
+_DICT_ATTRS = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """Jinja's environment with `x.name` on a plain dict looked up as Jinja does (a dict's own
+    attribute first, else its key), without raising an AttributeError first (issue 17)."""
+
+    def getattr(self, obj, attribute):
+        if type(obj) is dict and attribute not in _DICT_ATTRS:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    env = _Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "htm", "xml", "svg"), default_for_string=False),
         trim_blocks=True,
@@ -94,6 +110,7 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
         "revealed_seed": game["seed"] if over else None,
         "awaiting": asked,
         "seat_notes": seat_notes(players),  # bot, vacant and taken-over seats (pbem.host.seats)
+        "vacant_seats": [p["name"] for p in players if p.get("vacant")],  # their defaults are no NMR
         "cite": lambda e: citations.cite_event(rules.data, e),  # issue 18: the rule each event applies
         "rules_text": citations.rules_text(rules.data),
     }

@@ -157,7 +157,7 @@ def _game_context(game: Game, root: str) -> dict:
     for i, t in enumerate(game.turns):
         nxt = game.turns[i + 1] if i + 1 < len(game.turns) else None
         summaries.append({"number": t.number, "opened": t.opened, "deadline": t.deadline, "resolved": t.resolved,
-                          "summary": summary(game, nxt.events) if nxt else ("" if t.over else "in progress")})
+                          "summary": summary(game, nxt.events) if nxt else ("" if t.over or game.finished else "in progress")})
     return {
         "root": root,
         "game": game_summary(game),
