@@ -215,3 +215,121 @@ def test_random_play_with_reactions_asked_keeps_every_card_and_every_secret(seed
         assert sorted(places) == sorted(rules.deck_ids)
     assert state["flow"].get("over"), "the play-out did not end"
     assert asked, "no steal was asked in this play-out"
+
+
+# --- Deity: Abjuration and Resurrection asked live ------------------------------------------------
+
+DEITY_PLAYERS = ["red:red@example.org", "blue:blue@example.org", "green:green@example.org"]
+
+
+def deity_game(db, turns, options: dict, game_id: str = "d1") -> None:
+    """Red's Miracle phase, a Fire in hand against blue's forest; blue holds an Abjuration."""
+    host.new_game(db, "deity", game_id, DEITY_PLAYERS, seed="7", options=options,
+                  sched=schedule.make_schedule("72h", None, None), turns=turns)
+    rules = get_rules("deity")
+    row = read.phase(db, game_id, 1)
+    state = loads(row["state"])
+    g = state["game"]
+    blank = {"owner": None, "pop": 0, "armies": 0, "monsters": 0, "temple": False, "blight": None}
+    g["land"] = {"2,2": dict(blank, terrain="plains", owner="red", pop=4), "3,2": dict(blank, terrain="plains"),
+                 "4,2": dict(blank, terrain="forest", owner="blue", pop=5),
+                 "4,5": dict(blank, terrain="plains", owner="green", pop=5)}
+    g["hands"] = {"red": ["fire", "prophet"], "blue": ["abjuration", "plague", "chasm"], "green": ["earthquake"]}
+    used = [c for h in g["hands"].values() for c in h]
+    deck = [c for c in rules.tab.card_ids for _ in range(2)]
+    for c in used:
+        deck.remove(c)
+    g["deck"], g["discard"], g["round"] = deck, [], 1
+    g["standing"]["blue"] = {"abjure": [{"card": "any", "mine": False}], "resurrect": 0}
+    g["turn"] = rules._fresh_turn("red")
+    g["turn"]["step"] = "miracle"
+    state["flow"].update(phase="turn", active=["red"], sealed=False, prompt="red: your turn")
+    db["phases"].update((game_id, 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
+                                       "active": dumps(["red"])})
+
+
+def test_deity_a_card_asks_the_next_player_alone_with_the_short_deadline(db, turns, clock):
+    deity_game(db, turns, {"reactions": "ask", "reaction_deadline": "12h"})
+    ack = gm_orders(db, "d1", "red", "play fire 4,2", "play prophet 2,2")
+    assert [r.status for r in ack.lines] == ["accepted", "accepted"]
+    assert "depends on another player's answer" in ack.lines[1].reason and "blue" in ack.lines[1].reason
+    host.resolve(db, ["d1"], turns=turns)
+    game = read.game(db, "d1")
+    assert game["phase"] == 2 and game["deadline"] == "2026-11-23T22:00:00Z"
+    assert loads(read.phase(db, "d1", 2)["active"]) == ["blue"]
+    blue = host.report(db, "d1", "blue")
+    assert "red plays Fire at 4,2" in blue and "`play abjuration`" in blue
+    for other in ("red", "green", None):
+        text = host.report(db, "d1", other)
+        assert "blue" in text
+        for card in ("Plague", "Chasm"):  # blue's hand stays hidden
+            assert card not in text, (other, card)
+        assert "abjure any" not in text  # and so do blue's standing orders
+    assert "Plague" in blue
+
+    # no answer by the short deadline: blue's standing order (abjure any) plays the Abjuration
+    clock("2026-11-23T21:59:00Z")
+    assert host.resolve(db, ["d1"], turns=turns)[0].outcome == "waiting"
+    clock("2026-11-23T22:00:00Z")
+    host.resolve(db, ["d1"], turns=turns)
+    evs = events_of(db, "d1", 2)
+    assert [e["type"] for e in evs][:2] == ["nmr", "default"] and evs[1]["order"] == "play abjuration"
+    assert any(e["type"] == "abjure" and e["player"] == "blue" for e in evs)
+    # green may hold the other Abjuration: asked in turn, alone
+    assert loads(read.phase(db, "d1", 3)["active"]) == ["green"]
+    gm_orders(db, "d1", "green", "pass")
+    host.resolve(db, ["d1"], turns=turns)
+    evs = events_of(db, "d1", 3)
+    assert any(e["type"] == "negated" and e["card"] == "fire" for e in evs)
+    assert loads(read.phase(db, "d1", 4)["active"]) == ["red"]
+    state = loads(read.phase(db, "d1", 4)["state"])
+    assert "pace" not in state["flow"] and "asking" not in state["game"]
+    assert state["game"]["land"]["4,2"]["pop"] == 5
+
+
+def test_deity_the_default_is_todays_state_and_a_battle_asks_no_one():
+    rules = get_rules("deity")
+    players = ["a", "b", "c"]
+    plain, _ = engine.start(rules, players, {}, "5")
+    standing, _ = engine.start(rules, players, {"reactions": "standing"}, "5")
+    asked, _ = engine.start(rules, players, {"reactions": "ask"}, "5")
+    assert engine.state_hash(plain) == engine.state_hash(standing)
+    assert "reactions" not in plain["game"] and asked["game"]["reactions"] == "ask"
+    with pytest.raises(PbemError, match="reactions must be 'standing' or 'ask'"):
+        engine.start(rules, players, {"reactions": "sometimes"}, "5")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_deity_random_play_with_reactions_asked_keeps_every_card_and_every_secret(seed):
+    rules = get_rules("deity")
+    players = ["p1", "p2", "p3"]
+    state, _ = engine.start(rules, players, {"reactions": "ask", "rounds": "6"}, str(seed))
+    asked = Counter()
+    for phase in range(2000):
+        if state["flow"].get("over"):
+            break
+        pick = random.Random(f"{seed}/{phase}")
+        if state["flow"].get("pace") == "reaction":
+            a = state["game"]["asking"]
+            asked[a["kind"]] += 1
+            assert engine.active_players(rules, state) == [a["who"]] and a["who"] != state["game"]["turn"]["player"]
+            public = rules.view(state, None)
+            assert public["reaction"]["asked"] == a["who"] and "hand" not in public and "standing" not in public
+            scripts = {a["who"]: read_script(pick.choice(["play " + a["kind"], "pass", ""]))}
+        else:
+            scripts = {p: read_script("\n".join(host.bot_script(rules, state, p, random.Random(f"{seed}/{phase}/{p}"))))
+                       for p in engine.active_players(rules, state)}
+        res = engine.resolve(rules, state, scripts, str(seed))
+        for e in res.events:
+            if e["type"] in ("no_card", "standing", "drew"):
+                assert e.get("to") in players, e
+            if e["type"] == "order" and e["order"].startswith(("play abjuration", "play resurrection", "pass")) \
+                    and state["flow"].get("pace") == "reaction":
+                assert e.get("to") == e["player"], e
+        state = res.state
+        g = state["game"]
+        cards = Counter(list(g["deck"]) + list(g["discard"]) + [c for p in players for c in g["hands"][p]])
+        assert cards == Counter({c: 2 for c in rules.tab.card_ids})
+        assert all(c["pop"] >= 0 and c["armies"] >= 0 for c in g["land"].values())
+    assert state["flow"].get("over"), "the play-out did not end"
+    assert asked["abjuration"], "no card was asked about in this play-out"

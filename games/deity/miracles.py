@@ -9,12 +9,24 @@ from pbem.core.orders import Order
 from pbem.core.rng import Rng
 
 from .board import (
-    FIELDS, blank_cell, cap, coastal, destroy, effect_hexes, fix, geo_of, land_keys, own, room_left, total,
+    FIELDS,
+    blank_cell,
+    cap,
+    coastal,
+    destroy,
+    effect_hexes,
+    fix,
+    geo_of,
+    land_keys,
+    own,
+    room_left,
+    total,
 )
 from .cards import after_in_order, draw, negated
 from .movement import godspeed_dests
 from .order_cache import OrderCache
 from .population import temple_ok
+from .reactions import asks, begin_abjure
 from .tables import Tables
 
 AREA_CARDS = {"flood", "prophet", "famine", "draught", "pestilence"}
@@ -151,6 +163,9 @@ def play(tab: Tables, g: dict, player: str, card: str, args: tuple, rng: Rng, re
         ev["standing"] = True
     events: list[Event] = [ev]
     hexes = area_of(g, card, args)
+    if asks(g):  # reactions=ask: the players after him are asked live (reactions.py)
+        begin_abjure(g, player, card, args, hexes)
+        return events
     if negated(g, player, card, hexes, events):
         return events
     return events + effect(tab, g, player, card, args, hexes, rng)

@@ -53,7 +53,8 @@ Where the rules text is implemented (its section headings -> module.function):
 * OTHER COUNTERS LIST -> board: ``blank_cell``
 
 Beside these: tables.py (data.toml checked, the turn steps), order_cache.py (the Order
-objects, made once), reasons.py (``why_illegal``), bot.py (the bot's choices).
+objects, made once), reasons.py (``why_illegal``), bot.py (the bot's choices), reactions.py
+(the option ``reactions=ask``: Abjuration and Resurrection asked live; rules: ``_go_on``).
 """
 
 from __future__ import annotations
@@ -67,17 +68,52 @@ from .battle import attack_orders, battle
 from .board import blank_cell, coastal, geo_of, land_keys, temples, total
 from .bot import decide as bot_decide
 from .cards import discard, discard_orders, draw, set_standing, standing_list
-from .miracles import blight_rolls, play, play_orders, resurrection_orders, standing_resurrections
+from .miracles import (
+    blight_rolls,
+    effect,
+    play,
+    play_orders,
+    resurrection_orders,
+    standing_resurrections,
+)
 from .movement import carry, carry_orders, move, move_orders
 from .order_cache import PASS, OrderCache
 from .population import (
-    build_temple, disband, disband_orders, grow, preview, raise_allowance, raise_armies, raise_orders, temple_orders,
+    build_temple,
+    disband,
+    disband_orders,
+    grow,
+    preview,
+    raise_allowance,
+    raise_armies,
+    raise_orders,
+    temple_orders,
+)
+from .reactions import (
+    answer,
+    answer_orders,
+    asks,
+    begin_resurrections,
+    default_answer,
+    proceed,
+    question,
+    then_of,
 )
 from .reasons import why_illegal
 from .tables import KIND_STEP, STEP_NAMES, STEPS, Tables, validate
 from .world import (
-    build_random, central_spot, choose_start, draw_counter, next_placer, place_orders, put, redraw, redraw_orders,
-    roll_starts, serve_starts, start_orders,
+    build_random,
+    central_spot,
+    choose_start,
+    draw_counter,
+    next_placer,
+    place_orders,
+    put,
+    redraw,
+    redraw_orders,
+    roll_starts,
+    serve_starts,
+    start_orders,
 )
 
 GAME_INFO = GameInfo(
@@ -90,6 +126,9 @@ GAME_INFO = GameInfo(
         "world": "'random' (default: the engine builds the world from the game seed) or 'manual' (the players build it, one counter a turn)",
         "start": "who starts: 'seat' (the first --player, default) or 'random'",
         "rounds": "round limit: the game ends after round N and the highest score wins; 0 (default) = no limit, as in the text",
+        "reactions": "'standing' (default: Abjuration and another player's Resurrection are standing orders) or 'ask' "
+                     "(the turn stops and asks the reacting player live, `play CARD` or `pass`, with the host's "
+                     "reaction_deadline; no answer: the standing order decides)",
     },
 )
 
@@ -167,6 +206,9 @@ class DeityRules(Rules):
                 out["rounds"] = -1
             if out["rounds"] < 0:
                 raise DataError(f"deity: option rounds must be a whole number >= 0, not {options['rounds']!r}")
+        out["reactions"] = str(options.get("reactions", "standing")).strip().lower()
+        if out["reactions"] not in ("standing", "ask"):
+            raise DataError(f"deity: option reactions must be 'standing' or 'ask', not {options['reactions']!r}")
         return out
 
     @staticmethod
@@ -212,6 +254,8 @@ class DeityRules(Rules):
             "round": 0,
             "turn": self._fresh_turn(None),
         }
+        if opts["reactions"] == "ask":  # only then: a game with the default keeps today's state exactly
+            game["reactions"] = "ask"
         state = {"flow": {"phase": "world", "active": [], "sealed": False, "over": False, "prompt": ""}, "game": game}
         events.append({"type": "world_begin", "size": opts["size"], "mode": opts["world"], "pile": len(pile),
                        "reserve": len(reserve)})
@@ -302,6 +346,9 @@ class DeityRules(Rules):
 
     def _end_turn(self, state: dict, rng: Rng) -> list[Event]:
         events = self._advance_to(state, "movement", rng)
+        if "asking" in state["game"]:  # reactions=ask: Resurrections asked live first
+            state["game"]["asking"]["then"] = {"do": "end"}
+            return events + self._go_on(state, rng)
         if state["flow"]["over"]:
             return events
         return events + self._next_turn(state, rng)
@@ -329,8 +376,35 @@ class DeityRules(Rules):
                 t["step"] = "battle_end"
             elif s == "battle_end":
                 t["step"] = "movement"
+                if asks(g):  # reactions=ask: the other players are asked live (see _go_on)
+                    begin_resurrections(g)
+                    break
                 events += standing_resurrections(self.tab, g, rng)
         return events
+
+    # --- reactions asked live (option reactions=ask; reactions.py) ---------------------------
+    def _go_on(self, state: dict, rng: Rng) -> list[Event]:
+        """Go on with the moment of reactions in progress: ask the next player live, or, once
+        it is over, give the turn back to its player and do what he was doing."""
+        g = state["game"]
+        flow = state["flow"]
+
+        def effect_of(player, card, args, area):
+            return effect(self.tab, g, player, card, args, area, rng)
+        events, q = proceed(self.tab, g, rng, self.data["deck"]["copies"], effect_of)
+        if q is not None:
+            event, prompt = question(self.tab, g)
+            flow.update(phase="reaction", active=[q], pace="reaction", prompt=prompt)
+            return events + [event]
+        then = g.pop("asking")["then"]
+        flow.pop("pace", None)
+        flow.update(phase="turn", active=[g["turn"]["player"]])
+        if then is None:
+            return events + self._after(state, rng)
+        if then["do"] == "end":
+            return events + self._end_turn(state, rng)
+        order = Order(tuple(then["tokens"]), tuple(then["payload"]))
+        return events + self._do(state, g["turn"]["player"], order, rng, resumed=True)
 
     # --- elimination and the end -----------------------------------------------------------
     def _alive(self, g: dict) -> list[str]:
@@ -402,6 +476,8 @@ class DeityRules(Rules):
             return [("put", lambda: place_orders(tab, oc, g)), ("redraw", lambda: redraw_orders(g, player))]
         if flow["phase"] == "setup":
             return [("start", lambda: start_orders(oc, g, player))]
+        if "asking" in g:  # reactions=ask: the player asked live answers, nothing else
+            return [("react", lambda: answer_orders(g, player))]
         t = g["turn"]
         pend = t["pending"]
         if pend:
@@ -447,7 +523,9 @@ class DeityRules(Rules):
         return self._standing_list
 
     def private_order(self, state, player, order):
-        return order.verb == "start"  # a sealed choice
+        # a sealed choice; an answer asked live is the player's own (`play` without the card,
+        # `pass` with it): everyone sees only what happens
+        return order.verb == "start" or order.payload[0] == "react"
 
     def preview_state(self, state, player):
         """The copy of the position `player`'s submission is checked in: the other players'
@@ -467,6 +545,8 @@ class DeityRules(Rules):
         kind = order.payload[0]
         if kind in ("abjure", "unabjure", "resurrect_at"):
             return set_standing(g, player, order)
+        if kind == "react":  # reactions=ask: the answer of the player asked live
+            return answer(self.tab, g, player, order.payload, rng) + self._go_on(state, rng)
         phase = state["flow"]["phase"]
         if phase == "world":
             return self._apply_world(state, player, order, rng)
@@ -490,14 +570,27 @@ class DeityRules(Rules):
         if kind == "carry":
             events += carry(g, player, order.payload[1], order.payload[2])
             return events + self._after(state, rng)
+        return events + self._do(state, player, order, rng)
+
+    def _do(self, state: dict, player: str, order: Order, rng: Rng, resumed: bool = False) -> list[Event]:
+        """An order of the turn's steps, judged when its step comes. `resumed`: the turn stopped
+        on the way to its step for reactions asked live, and goes on now: judge it again."""
+        g = state["game"]
+        t = g["turn"]
+        kind = order.payload[0]
+        events: list[Event] = []
         gen = "resurrection" if kind == "play" and order.payload[1] == "resurrection" else kind
         step = KIND_STEP[gen]
-        if STEPS.index(step) > STEPS.index(t["step"]):
+        if resumed or STEPS.index(step) > STEPS.index(t["step"]):
             # A line is judged when its step comes: move the turn on (growth, the blight rolls,
             # the standing Resurrections), then judge the order in that position.
             events += self._advance_to(state, step, rng)
+            if "asking" in g:  # reactions=ask: the turn stops for the Resurrections asked live
+                g["asking"]["then"] = then_of(order)
+                return events + self._go_on(state, rng)
             still = dict(self._gens(state, player)).get(gen)
-            if still is None or not any(o is order or o == order for o in still()):
+            if still is None or not any(o is order or (o.tokens, o.payload) == (order.tokens, order.payload)
+                                        for o in still()):
                 why = why_illegal(self.tab, state, player, list(order.tokens)) or "it is not legal then"
                 if g.get("checking"):  # a submission check: the line fails here, in this outcome of the dice
                     raise IllegalOrderError(f"'{order.text}': by the {STEP_NAMES[step]} phase: {why}")
@@ -512,6 +605,8 @@ class DeityRules(Rules):
             events += disband(g, player, order.payload[1], order.payload[2])
         elif kind == "play":
             events += play(self.tab, g, player, order.payload[1], order.payload[2:], rng)
+            if "asking" in g:  # reactions=ask: the other players are asked live about the card
+                return events + self._go_on(state, rng)
         elif kind == "attack":
             _, src, dst, n, k = order.payload
             events += battle(self.tab, g, player, src, dst, n, k, rng)
@@ -547,6 +642,8 @@ class DeityRules(Rules):
         if phase == "setup":
             k = start_orders(self.oc, g, player)[0].payload[1]
             return self.oc.cached(("start", k), ("start", k))
+        if "asking" in g:  # no answer by the reaction deadline: the standing order decides
+            return default_answer(g, player)
         t = g["turn"]
         if t["pending"] and t["pending"]["kind"] == "carry":
             return max(carry_orders(self.tab, g, t["pending"]), key=lambda o: (o.payload[1] + o.payload[2], o.payload[2]))
@@ -558,6 +655,8 @@ class DeityRules(Rules):
         return why_illegal(self.tab, state, player, typed)
 
     def bot_choice(self, state, player, legal, rng):
+        if "asking" in state["game"]:
+            return default_answer(state["game"], player)  # a bot answers as its standing orders say
         by_kind: dict[str, list[Order]] = {}
         for o in legal:
             kd = "resurrection" if o.verb == "play" and o.payload[1] == "resurrection" else o.verb
@@ -569,6 +668,8 @@ class DeityRules(Rules):
     def bot_fast(self, state: dict, player: str, rng) -> Order | None:
         """bot_choice without listing every legal order first: the kinds are asked for
         their orders one by one (each a part of legal_orders)."""
+        if "asking" in state["game"]:
+            return default_answer(state["game"], player) if player in state["flow"]["active"] else None
         return bot_decide(state, player, self._gens(state, player), rng)
 
     def sole_order(self, state: dict, player: str) -> Order | None:
@@ -652,6 +753,11 @@ class DeityRules(Rules):
                 f"{n(pl['monsters'], 'monster')}, {n(pl['temples'], 'temple')}, {n(pl['hand'], 'card')} in hand; "
                 f"score {pl['score']}")
             out.append((f"{pl['letter']} {pl['name']}", state))
+        r = view.get("reaction")
+        if r:
+            about = (f"whether to negate {r['by']}'s {r['card'].replace('_', ' ').title()}" if r["question"] == "abjuration"
+                     else f"whether to play a Resurrection at {', '.join(r['hexes'])}")
+            out.append(("Waiting for", f"{r['asked']}, asked live {about}"))
         for e in view.get("effects", []):
             out.append((e["name"], f"{', '.join(e['hexes'])} (played by {e['by']}, until {e['by']}'s next turn)"))
         return out
@@ -714,6 +820,10 @@ class DeityRules(Rules):
         if flow["phase"] == "setup":
             # who has placed is public; the choices of those still to answer are sealed
             public["start_waiting"] = list(flow["active"])
+        if g.get("asking") and g["asking"]["who"]:  # a reaction asked live: public, as its causes are
+            event, _ = question(self.tab, g)
+            public["reaction"] = {k: v for k, v in event.items() if k != "type"}
+            public["reaction"]["asked"] = public["reaction"].pop("player")
         if player is not None and player in g["players"]:
             public["you"] = player
             public["hand"] = [{"id": c, "name": self.cards[c]["name"], "text": self.cards[c]["text"]}
