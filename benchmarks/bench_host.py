@@ -142,8 +142,8 @@ def main() -> None:
         print(f"  {r['games']:6d} games, {r['due']:4d} due: {r['resolve_all_s']:6.2f} s ({r['per_due_game_ms']:6.1f} ms per due game, "
               f"{r['resolved']} resolved); nothing due: {r['nothing_due_s']:5.2f} s")
     many = results["many_games"]
-    print(f"  {many[-1]['games']} games ({many[-1]['due']} due) / {many[0]['games']} games ({many[0]['due']} due), per due game: "
-          f"{many[-1]['per_due_game_ms'] / many[0]['per_due_game_ms']:.2f}x   (goal, issue 17: <= 1.5x)")
+    print(f"  {many[-1]['games']} games ({many[-1]['due']} due) / {many[0]['games']} games ({many[0]['due']} due), wall time: "
+          f"{many[-1]['resolve_all_s'] / many[0]['resolve_all_s']:.2f}x   (goal, issue 17: <= 1.5x)")
     print(f"written to {args.out}")
 
 

@@ -1,6 +1,10 @@
 """Benchmark `pbem publish` on a long game: the full build of the site, a re-publish with
 nothing new, and a re-publish after one more turn (what a GM runs after each deadline).
 
+Goals (issue 17): one more turn / full build <= 0.1, and the re-publish with nothing new
+costs the same at about 300 turns as at about 100 (it is measured at both: the store is
+first built to a third of the turns, then played on).
+
     python benchmarks/bench_site.py                 # a 300-turn Deity game, 4 bots
     python benchmarks/bench_site.py --turns 500 --type yegods --players 4
     python benchmarks/bench_site.py --db build/bench.db --out build/bench-site   # keep both
@@ -41,6 +45,9 @@ def build(db, game_type: str, turns: int, players: int) -> list[str]:
     """Games in the store until they hold `turns` turns; the last one left running."""
     names = ["alice", "bob", "carol", "dave", "erin", "frank"][:players]
     games = [r["id"] for r in db["games"].rows]
+    running = [r["id"] for r in db["games"].rows_where("status = 'running'")]
+    if running and turns_in(db) < turns:  # play on the game left running
+        host.autoplay(db, running[-1], max_phases=turns - turns_in(db), turns=None)
     while turns_in(db) < turns:
         gid = f"bench-{len(games) + 1}"
         host.new_game(db, game_type, gid, names, seed=f"bench-{len(games) + 1}", turns=None,
@@ -57,6 +64,12 @@ def timed(fn):
     return result, time.perf_counter() - t
 
 
+def best(fn, n: int = 3):
+    """The fastest of `n` runs (the machine is shared: the least disturbed one)."""
+    runs = [timed(fn) for _ in range(n)]
+    return min(runs, key=lambda r: r[1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--type", default="deity", help="game type (default deity)")
@@ -70,7 +83,15 @@ def main() -> None:
     try:
         db = open_db(args.db or str(tmp / "bench.db"))
         print(f"building the store: {args.type}, {args.players} players, {args.turns} turns ...", file=sys.stderr)
-        _, t_build = timed(lambda: build(db, args.type, args.turns, args.players))
+        # nothing new at a third of the turns first, then the store is played on to all of them
+        _, t_build = timed(lambda: build(db, args.type, args.turns // 3, args.players))
+        small_turns = turns_in(db)
+        small = tmp / "site-small"
+        site_publish.publish(db, small)
+        _, t_same_small = best(lambda: site_publish.publish(db, small))
+        shutil.rmtree(small, ignore_errors=True)
+        _, t_more = timed(lambda: build(db, args.type, args.turns, args.players))
+        t_build += t_more
         out = Path(args.out) if args.out else tmp / "site"
         if out.exists():
             shutil.rmtree(out)
@@ -79,10 +100,13 @@ def main() -> None:
         games = db["games"].count
 
         full, t_full = timed(lambda: site_publish.publish(db, out))
-        same, t_same = timed(lambda: site_publish.publish(db, out))
-        if running:
-            host.autoplay(db, running[-1], max_phases=1, turns=None)
-        one, t_one = timed(lambda: site_publish.publish(db, out))
+        same, t_same = best(lambda: site_publish.publish(db, out))
+        steps = []
+        for _ in range(3):  # one more turn, three times: the fastest counts
+            if running:
+                host.autoplay(db, running[-1], max_phases=1, turns=None)
+            steps.append(timed(lambda: site_publish.publish(db, out)))
+        one, t_one = min(steps, key=lambda r: r[1])
         size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
 
         print()
@@ -91,14 +115,17 @@ def main() -> None:
         print(f"{'step':44} {'seconds':>8} {'written':>8} {'unchanged':>10}")
         rows = [
             ("full build (empty folder)", t_full, full),
-            ("re-publish, nothing new", t_same, same),
-            ("re-publish after one more turn", t_one, one),
+            ("re-publish, nothing new (best of 3)", t_same, same),
+            ("re-publish after one more turn (best of 3)", t_one, one),
         ]
         for name, t, r in rows:
             print(f"{name:44} {t:8.2f} {len(r.written):8d} {len(r.unchanged):10d}")
         print(f"site: {len(full.written)} files, {size / 1e6:.1f} MB; after one more turn it wrote: {', '.join(one.written)}")
         if not running:
             print("(every game had ended: the last step had no new turn to publish)")
+        print(f"one more turn / full build: {t_one / t_full:.3f}   (goal, issue 17: <= 0.1)")
+        print(f"nothing new at {total_turns} turns / at {small_turns} turns: {t_same / t_same_small:.2f}x "
+              f"({t_same:.3f}s / {t_same_small:.3f}s; goal, issue 17: no growth with the turns, about 1x)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -122,7 +122,9 @@ def _kill_mid_run(tmp: Path, target: int, last: int, rnd: random.Random, slice_s
     proc = subprocess.Popen([PY, "-m", "pbem", "resolve", "g1"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:
         time.sleep(rnd.uniform(0, slice_s))
-        proc.send_signal(signal.SIGSTOP)
+        # os.kill and os.waitpid, not Popen's send_signal: that polls first and may reap the
+        # child itself, and our waitpid then finds no child at all
+        os.kill(proc.pid, signal.SIGSTOP)
         _, status = os.waitpid(proc.pid, os.WUNTRACED)  # returns once it is stopped (or has exited)
         if not os.WIFSTOPPED(status):
             proc.returncode = os.waitstatus_to_exitcode(status)
@@ -130,7 +132,7 @@ def _kill_mid_run(tmp: Path, target: int, last: int, rnd: random.Random, slice_s
             return None
         turn = _committed_turn(tmp)
         if turn is not None and target <= turn < last:
-            proc.send_signal(signal.SIGKILL)
+            os.kill(proc.pid, signal.SIGKILL)
             _, status = os.waitpid(proc.pid, 0)
             proc.returncode = os.waitstatus_to_exitcode(status)
             assert proc.returncode == -signal.SIGKILL
@@ -139,7 +141,7 @@ def _kill_mid_run(tmp: Path, target: int, last: int, rnd: random.Random, slice_s
             after = _committed_turn(tmp)
             assert after in (turn, turn + 1), (turn, after)
             return after if after < last else None
-        proc.send_signal(signal.SIGCONT)
+        os.kill(proc.pid, signal.SIGCONT)
 
 
 def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path, reference):

@@ -13,7 +13,7 @@ import json
 import re
 import shlex
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Callable
 from urllib.parse import quote
 
@@ -74,19 +74,54 @@ def has_template(name: str) -> bool:
 
 # --- reading the store (public things only) --------------------------------------------------
 
-@dataclass
+_UNLOADED = object()
+
+
 class Turn:
-    number: int
-    opened: str | None
-    deadline: str | None
-    resolved: str | None
-    state_hash: str
-    view: dict | None          # the public view; None when the game module is missing
-    events: list[dict]         # public events that led to this position (phase number-1)
-    asked: list[str]           # who must act in this turn (public: the report names them)
-    over: bool
-    scores: dict[str, float] | None
-    text_position: str = ""    # the position as text, when no map template exists
+    """One turn of a game's public record. The light facts (number, times, state hash, who is
+    asked, whether the game is over, the scores, the history line, `digest`) are always there;
+    the heavy ones (`view`, `events`, `text_position`) are read from the store when first used,
+    so a publish after one more turn reads only the turns whose pages change (issue 17)."""
+
+    def __init__(self, number: int, opened: str | None, deadline: str | None, resolved: str | None, state_hash: str,
+                 view=_UNLOADED, events=_UNLOADED, asked: list[str] | None = None, over: bool = False,
+                 scores: dict[str, float] | None = None, text_position=_UNLOADED, *,
+                 loader: Callable[["Turn"], None] | None = None, line: str | None = None, digest: str | None = None):
+        self.number, self.opened, self.deadline, self.resolved, self.state_hash = number, opened, deadline, resolved, state_hash
+        self._view, self._events, self._text_position = view, events, text_position
+        self.asked: list[str] = list(asked or [])  # who must act in this turn (public: the report names them)
+        self.over = over
+        self.scores = scores
+        self._loader = loader
+        self.line = line            # the history line of the orders that led here: summary(game, events)
+        self.digest = digest        # a hash of view, events and text_position (what the turn's pages show)
+
+    def _load(self) -> None:
+        if self._loader is None:
+            raise AttributeError("turn not loaded")
+        self._loader(self)
+
+    @property
+    def view(self) -> dict | None:  # the public view; None when the game module is missing
+        if self._view is _UNLOADED:
+            self._load()
+        return self._view
+
+    @property
+    def events(self) -> list[dict]:  # public events that led to this position (phase number-1)
+        if self._events is _UNLOADED:
+            self._load()
+        return self._events
+
+    @property
+    def text_position(self) -> str:  # the position as text, when no map template exists
+        if self._text_position is _UNLOADED:
+            self._load()
+        return self._text_position
+
+    @text_position.setter
+    def text_position(self, value: str) -> None:
+        self._text_position = value
 
 
 @dataclass
@@ -110,7 +145,7 @@ class Game:
     def finished(self) -> bool:
         return self.row["status"] == "finished"
 
-    @property
+    @cached_property
     def has_map(self) -> bool:
         return self.rules is not None and has_template(f"{self.row['type']}/map.svg.j2")
 
@@ -191,8 +226,20 @@ def text_position(db, rules, game: dict, state: dict, view: dict, events, number
     return host.report_text(db, game["id"], number, None) or ""
 
 
-def load_game(db, row: dict) -> Game:
-    """A game's public record: every turn's public view and public events."""
+def _turn_digest(view, events, text: str) -> str:
+    return hashlib.sha256(json.dumps([view, events, text], sort_keys=True, default=str,
+                                     separators=(",", ":")).encode()).hexdigest()
+
+
+def load_game(db, row: dict, known: dict | None = None, code: str = "") -> Game:
+    """A game's public record: every turn's public view and public events.
+
+    `known` (pbem.site.publish's cache, by turn number as text): the light facts of turns
+    loaded before, each under the fingerprint of what they were made from (the turn's state
+    hash and opening, and the state hash and orders of the turn before it: the events that
+    led to it) and `code` (a hash of the code that derives them). A turn whose fingerprint is
+    unchanged is not read from the store (its view and events are read when a page needs
+    them); the facts of every turn are left in `known` for the next time."""
     gid, gtype = row["id"], row["type"]
     try:
         rules = get_rules(gtype)
@@ -200,40 +247,79 @@ def load_game(db, row: dict) -> Game:
         rules = None
     players = [{"name": p["name"], "seat": p["seat"], "bot": bool(p.get("bot")), "vacant": bool(p.get("vacant"))}
                for p in host.players(db, gid)]  # bot and vacant seats are marked (pbem.host.seats)
-    events_by_phase = host.events_by_phase(db, gid)
-    turns: list[Turn] = []
-    rows = [(p["number"], p["state"], p["state_hash"], p["opened"], p["deadline"], p["resolved"])
-            for p in host.phases(db, gid, select="number, state, state_hash, opened, deadline, resolved")]
     has_map = rules is not None and has_template(f"{gtype}/map.svg.j2")
-    for number, state_text, state_hash, opened, deadline, resolved in rows:
-        state = json.loads(state_text)
-        public_events = reports.visible_events(events_by_phase.get(number - 1, []), None)
-        view = rules.view(state, None) if rules is not None else None
-        asked = engine.active_players(rules, state) if rules is not None else []
-        over = bool(state.get("flow", {}).get("over"))
-        t = Turn(number, opened, deadline, resolved, state_hash, view, public_events, asked, over, public_scores(view))
-        if not has_map:
-            t.text_position = text_position(db, rules, row, state, view, public_events, number, asked)
-        turns.append(t)
+    game = Game(row, slug_for(gid), rules, rules.info.title if rules is not None else gtype, [], [], [],
+                loads(row["outcome"]) if row["status"] == "finished" else None, loads(row["schedule"]),
+                event_texter(gtype, rules is not None))
+    # a position written by a game's own template may show the game row's deadline and seed
+    extra = "" if has_map or rules is None or not has_template(f"{gtype}/position.txt.j2") else json.dumps(
+        [row["deadline"], row["schedule"], row["status"], row["seed"]])
+
+    def fill(t: Turn, state: dict | None = None, evs: list[dict] | None = None) -> None:
+        if state is None:
+            state = json.loads(host.phase(db, gid, t.number)["state"])
+        if evs is None:
+            evs = host.events(db, gid, t.number - 1)
+        t._events = reports.visible_events(evs, None)
+        t._view = rules.view(state, None) if rules is not None else None
+        t.asked = engine.active_players(rules, state) if rules is not None else []
+        t.over = bool(state.get("flow", {}).get("over"))
+        t.scores = public_scores(t._view)
+        t._text_position = "" if has_map else text_position(db, rules, row, state, t._view, t._events, t.number, t.asked)
+
+    def loader(t: Turn) -> None:
+        fill(t)
+
+    metas = host.phases(db, gid, select="number, state_hash, opened, deadline, resolved, used, nmr")
+    fps: list[str] = []
+    prev = None
+    for m in metas:
+        fps.append(hashlib.sha256(repr((code, extra, m["number"], m["state_hash"], m["opened"],
+                                        prev and (prev["state_hash"], prev["used"], prev["nmr"]))).encode()).hexdigest())
+        prev = m
+    known = known if known is not None else {}
+    misses = [i for i, m in enumerate(metas) if (known.get(str(m["number"])) or {}).get("fp") != fps[i]]
+    states: dict[int, str] = {}
+    events_by_phase: dict[int, list[dict]] = {}
+    if len(misses) > 20:  # many turns to read (the first publish): in one pass each
+        events_by_phase = host.events_by_phase(db, gid)
+        wanted = {metas[i]["number"] for i in misses}
+        states = {p["number"]: p["state"] for p in host.phases(db, gid, select="number, state") if p["number"] in wanted}
+    missed = set(misses)
+    fresh: dict[str, dict] = {}
+    for i, m in enumerate(metas):
+        number = m["number"]
+        t = Turn(number, m["opened"], m["deadline"], m["resolved"], m["state_hash"], loader=loader)
+        if i in missed:
+            fill(t, json.loads(states[number]) if number in states else None,
+                 events_by_phase.get(number - 1, []) if events_by_phase or states else None)
+            t.line = summary(game, t._events)
+            t.digest = _turn_digest(t._view, t._events, t._text_position)
+        else:
+            k = known[str(number)]
+            t.asked, t.over, t.scores, t.line, t.digest = k["asked"], k["over"], k["scores"], k["line"], k["digest"]
+        fresh[str(number)] = {"fp": fps[i], "asked": t.asked, "over": t.over, "scores": t.scores, "line": t.line,
+                              "digest": t.digest}
+        game.turns.append(t)
+    known.clear()
+    known.update(fresh)
+    turns = game.turns
     awaiting: list[str] = []
     if turns and row["status"] == "running":
         submitted = host.submitted_players(db, gid, row["phase"])
         awaiting = [p for p in turns[-1].asked if p not in submitted]
-    title = rules.info.title if rules is not None else gtype
+    game.awaiting = awaiting
     # Players' colours come from the public view, when the game gives them.
     colours = {}
     if turns and turns[-1].view:
         for p in turns[-1].view.get("players", []) or []:
             if isinstance(p, dict) and "name" in p and p.get("colour"):
                 colours[p["name"]] = p["colour"]
-    pl = []
     for i, p in enumerate(players):
         word = colours.get(p["name"])
-        pl.append({"name": p["name"], "seat": p["seat"], "colour": word or "",
-                   "fill": svg.fill(word, svg.SERIES[i % len(svg.SERIES)]), "bot": p["bot"], "vacant": p["vacant"]})
-    outcome = loads(row["outcome"]) if row["status"] == "finished" else None
-    return Game(row, slug_for(gid), rules, title, pl, turns, awaiting, outcome, loads(row["schedule"]),
-                event_texter(gtype, rules is not None))
+        game.players.append({"name": p["name"], "seat": p["seat"], "colour": word or "",
+                             "fill": svg.fill(word, svg.SERIES[i % len(svg.SERIES)]), "bot": p["bot"], "vacant": p["vacant"]})
+    return game
 
 
 # --- what goes on a page ----------------------------------------------------------------------

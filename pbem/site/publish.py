@@ -24,6 +24,7 @@ and no longer produces (a game deleted, turns rolled back) are removed.
 import hashlib
 import json
 import os
+import stat
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -52,7 +53,8 @@ def _code_digest(game_type: str) -> str:
     templates, and the game module (its view and its event texts)."""
     h = hashlib.sha256(f"site-{SITE_FORMAT}".encode())
     files = [_PBEM / "site" / "publish.py", _PBEM / "render" / "html.py", _PBEM / "render" / "reports.py",
-             _PBEM / "render" / "svg.py", _PBEM / "host" / "schedule.py"]
+             _PBEM / "render" / "svg.py", _PBEM / "host" / "schedule.py", _PBEM / "core" / "engine.py",
+             _PBEM / "core" / "citations.py"]
     files += sorted(p for p in templates_dir().rglob("*") if p.is_file())
     gdir = games_dir() / game_type
     if gdir.is_dir():
@@ -63,13 +65,23 @@ def _code_digest(game_type: str) -> str:
     return h.hexdigest()
 
 
-def _turn_json(game: Game, t: Turn) -> dict:
-    """The public report of one turn, for players' own tools (docs/site.md documents it)."""
+def _json_game(game: Game) -> dict:
+    return {"id": game.id, "type": game.row["type"], "title": game.title, "seed_hash": game.row["seed_hash"],
+            "players": [{"name": p["name"], "seat": p["seat"]} for p in game.players]}
+
+
+def _hash(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str, separators=(",", ":")).encode()).hexdigest()
+
+
+def _turn_json(game: Game, t: Turn, light: bool = False) -> dict:
+    """The public report of one turn, for players' own tools (docs/site.md documents it).
+    `light`: the same with the turn's events and view as their hash (t.digest) and without the
+    game's part (hashed once a game), for its key."""
     doc = {
         "format": "pbem-public-turn",
         "version": 1,
-        "game": {"id": game.id, "type": game.row["type"], "title": game.title, "seed_hash": game.row["seed_hash"],
-                 "players": [{"name": p["name"], "seat": p["seat"]} for p in game.players]},
+        "game": None if light else _json_game(game),
         "turn": t.number,
         # a hash of the whole position (hands and deck order too): published only once the
         # game is over, or trying hidden hands against it would reveal them
@@ -79,8 +91,8 @@ def _turn_json(game: Game, t: Turn) -> dict:
         "resolved": t.resolved,
         "over": t.over,
         "asked": t.asked,
-        "events": t.events,
-        "view": t.view,
+        "events": None if light else t.events,
+        "view": t.digest if light else t.view,
         "scores": t.scores,
         "outcome": game.outcome if t.over else None,
         "seed": game.row["seed"] if t.over and game.finished else None,
@@ -97,25 +109,25 @@ def _json_text(doc) -> str:
 
 def _summaries(game: Game) -> list[str]:
     """One line per turn for the history: what was ordered in it (the events of the next)."""
-    return [summary(game, game.turns[i + 1].events) if i + 1 < len(game.turns) else "" for i in range(len(game.turns))]
+    return [game.turns[i + 1].line if i + 1 < len(game.turns) else "" for i in range(len(game.turns))]
 
 
 HISTORY_LINES = 10
 
 
-def _turn_facts(game: Game, idx: int) -> dict:
+def _turn_facts(game: Game, idx: int, numbers: list[int] | None = None) -> dict:
     """What turn `idx`'s page is made of, as plain data: the page's key is its hash (with
     chains of the history and the scores before it, see plan()), so it is cheap to compute
     and nothing the page shows is left out of it."""
     t = game.turns[idx]
-    numbers = [x.number for x in game.turns]
+    numbers = numbers if numbers is not None else [x.number for x in game.turns]
     next_n = numbers[idx + 1] if idx + 1 < len(numbers) else None
     current = next_n is None and not t.over
     return {
         "idx": idx, "number": t.number, "opened": t.opened, "deadline": t.deadline, "resolved": t.resolved,
         "over": t.over, "asked": t.asked, "awaiting": game.awaiting if current else [], "current": current,
         "prev": numbers[idx - 1] if idx > 0 else None, "next": next_n, "result": game.finished and t.over,
-        "events": t.events, "view": t.view, "scores": t.scores, "text_position": t.text_position,
+        "digest": t.digest, "scores": t.scores,  # the hash of its view, events and text position
         "has_map": game.has_map, "game": game_static(game), "sched": game.sched,
         "outcome": game.outcome if t.over else None, "seed": game.row["seed"] if t.over and game.finished else None,
     }
@@ -157,7 +169,7 @@ def _game_context(game: Game, root: str) -> dict:
     for i, t in enumerate(game.turns):
         nxt = game.turns[i + 1] if i + 1 < len(game.turns) else None
         summaries.append({"number": t.number, "opened": t.opened, "deadline": t.deadline, "resolved": t.resolved,
-                          "summary": summary(game, nxt.events) if nxt else ("" if t.over or game.finished else "in progress")})
+                          "summary": nxt.line if nxt else ("" if t.over or game.finished else "in progress")})
     return {
         "root": root,
         "game": game_summary(game),
@@ -282,8 +294,14 @@ def _key(kind: str, game_type: str, ctx) -> str:
     return h.hexdigest()
 
 
-def _inside(out: Path, rel: str) -> Path:
-    """The file for `rel` under `out`, refusing any path that would leave it."""
+def _inside(out: Path, rel: str, dirs: dict | None = None) -> Path:
+    """The file for `rel` under `out`, refusing any path that would leave it. `dirs`: folders
+    resolved before (a site has a few folders and many files: each folder is resolved once)."""
+    folder, _, name = rel.rpartition("/")
+    if dirs is not None and name not in ("", ".", "..") and not os.path.islink(os.path.join(out, rel)):
+        if folder not in dirs:
+            dirs[folder] = _inside(out, folder) if folder else out
+        return dirs[folder] / name
     target = (out / rel).resolve()
     if target == out or not target.is_relative_to(out):
         raise PbemError(f"refusing to write {rel!r}: it is outside the output folder {out}")
@@ -291,7 +309,8 @@ def _inside(out: Path, rel: str) -> Path:
 
 
 def plan(games: list[Game], base_url: str | None = None, press: dict[str, list[dict]] | None = None,
-         records: dict[str, dict] | None = None, announcements: dict[str, list[dict]] | None = None) -> list[Output]:
+         records: dict[str, dict] | None = None, announcements: dict[str, list[dict]] | None = None,
+         reuse: dict[str, dict] | None = None) -> list[Output]:
     """Every file of the site, each with the hash of its inputs and how to render it.
     `press`: each game's public press (pbem.host.press.public), shown on its page.
     `records`: each finished game's public record (pbem.host.record), for `pbem verify`."""
@@ -301,62 +320,90 @@ def plan(games: list[Game], base_url: str | None = None, press: dict[str, list[d
     ictx = _index_context(games)
     outs.append(Output("index.html", _key("index", "", ictx), lambda c=ictx: render("site/index.html.j2", **c)))
     for g in games:
-        base = f"games/{g.slug}/"
-        gtype = g.row["type"]
-        gctx = _game_context(g, "../../")
-        gctx["press"] = (press or {}).get(g.id, [])  # public press only (grey: "anonymous")
-        gctx["announcements"] = (announcements or {}).get(g.id, [])  # the GM's public announcements (issue 13)
-        outs.append(Output(base + "index.html", _key("game", gtype, gctx),
-                           lambda c=gctx: render("site/game.html.j2", chart_svg=render_chart(c["chart"], uid="gc"), **c)))
-        if g.has_map and g.turns:
-            mctx = {"view": g.turns[-1].view, "title": f"{g.title} {g.id}, turn {g.turns[-1].number}"}
-            outs.append(Output(base + "map.svg", _key("map", gtype, mctx),
-                               lambda c=mctx, g=g: render_map(g.row["type"], c["view"], uid="m", title=c["title"],
-                                                              standalone=True) + "\n"))
-        # A turn page shows the history and the chart up to it: its key hashes them as a
-        # chain, so a page's key costs O(1) however long the game (and stays exact).
-        summaries = _summaries(g)
-        hist, chart = hashlib.sha256(), hashlib.sha256()
-        for idx, t in enumerate(g.turns):
-            hist_key = hist.hexdigest()  # turns before this one
-            hist.update(json.dumps([t.number, summaries[idx]]).encode())
-            chart.update(json.dumps([t.number, t.scores], sort_keys=True).encode())
-            facts = _turn_facts(g, idx)
-            key = _key("turn", gtype, {**facts, "history": hist_key, "chart": chart.hexdigest()})
+        gin = _hash([_code_digest(g.row["type"]), base_url, g.row, g.players, g.awaiting, (press or {}).get(g.id, []),
+                     (announcements or {}).get(g.id, []), (records or {}).get(g.id),
+                     [(t.number, t.opened, t.deadline, t.resolved, t.state_hash, t.asked, t.over, t.scores, t.line,
+                       t.digest) for t in g.turns]])
+        prior = (reuse or {}).get(g.id) or {}
+        if reuse is not None and prior.get("in") == gin:
+            # the same inputs as last time: the same files and keys, planned again (to render
+            # one) only when a file must be written (issue 17: nothing new costs no work a turn)
+            def again(path: str, g=g, memo: list = []) -> str | bytes:
+                if not memo:
+                    memo.extend(_game_outputs(g, base_url, press, records, announcements))
+                return next(o for o in memo if o.path == path).render()
 
-            def render_turn(f=facts, g=g, t=t, summaries=summaries):
-                c = _turn_context(g, f, summaries, "../../")
-                map_svg = render_map(g.row["type"], t.view, uid="m", title=f"{g.title} {g.id}, turn {t.number}") if c["map"] else ""
-                return render("site/turn.html.j2", map_svg=map_svg, chart_svg=render_chart(c["chart"], uid="c"), **c)
+            outs += [Output(path, key, lambda path=path, again=again: again(path)) for path, key in prior["outputs"]]
+            continue
+        mine = _game_outputs(g, base_url, press, records, announcements)
+        if reuse is not None:
+            reuse[g.id] = {"in": gin, "outputs": [[o.path, o.key] for o in mine]}
+        outs += mine
+    return outs
 
-            outs.append(Output(base + f"turn-{t.number}.html", key, render_turn))
-            jdoc = _turn_json(g, t)
-            outs.append(Output(base + f"turn-{t.number}.json", _key("json", gtype, jdoc),
-                               lambda d=jdoc: _json_text(d)))
-        record = (records or {}).get(g.id)
-        if g.finished and record is not None:
-            outs.append(Output(base + "record.json", _key("record", gtype, record), lambda d=record: _json_text(d)))
-        if g.finished:
-            last = g.turns[-1] if g.turns else None
-            rctx = {"root": "../../", "game": game_summary(g), "outcome": g.outcome,
-                    "standings": players_table(g, last.view if last else None, (g.outcome or {}).get("scores") or (last.scores if last else None)),
-                    "chart": chart_data(g, last.number if last else 0), "last_turn": last.number if last else 0}
-            outs.append(Output(base + "result.html", _key("result", gtype, rctx),
-                               lambda c=rctx: render("site/result.html.j2", chart_svg=render_chart(c["chart"], uid="rc"), **c)))
-        feed_in = {"game": game_summary(g), "base": base_url,
-                   "turns": [(t.number, t.opened, t.over, t.events) for t in g.turns[-FEED_ENTRIES:]]}
-        outs.append(Output(base + "feed.atom", _key("feed", gtype, feed_in),
-                           lambda g=g: render("site/feed.atom.j2", **_feed_context(g, base_url))))
-        ics_in = {"turns": [(t.number, t.opened, t.deadline, t.asked) for t in g.turns], "row": g.row_public(), "base": base_url,
-                  "outcome": g.outcome}
-        outs.append(Output(base + "deadlines.ics", _key("ics", gtype, ics_in), lambda g=g: render_ics(g, base_url)))
-        remind = _remind(g)
-        for p in g.players:  # each player's own deadlines, with a reminder alarm
-            mine = {"turns": [(t.number, t.opened, t.deadline) for t in g.turns if p["name"] in t.asked],
-                    "row": ics_in["row"], "base": base_url, "outcome": g.outcome, "player": p["name"],
-                    "remind": remind.total_seconds()}
-            outs.append(Output(base + f"deadlines-{url_segment(p['name'])}.ics", _key("ics-player", gtype, mine),
-                               lambda g=g, who=p["name"], r=remind: render_ics(g, base_url, who, r)))
+
+def _game_outputs(g: Game, base_url: str | None, press: dict | None, records: dict | None,
+                  announcements: dict | None) -> list[Output]:
+    """Every file of one game, as plan() returns them."""
+    outs: list[Output] = []
+    base = f"games/{g.slug}/"
+    gtype = g.row["type"]
+    gctx = _game_context(g, "../../")
+    gctx["press"] = (press or {}).get(g.id, [])  # public press only (grey: "anonymous")
+    gctx["announcements"] = (announcements or {}).get(g.id, [])  # the GM's public announcements (issue 13)
+    outs.append(Output(base + "index.html", _key("game", gtype, gctx),
+                       lambda c=gctx: render("site/game.html.j2", chart_svg=render_chart(c["chart"], uid="gc"), **c)))
+    if g.has_map and g.turns:
+        mctx = {"view": g.turns[-1].view, "title": f"{g.title} {g.id}, turn {g.turns[-1].number}"}
+        outs.append(Output(base + "map.svg", _key("map", gtype, mctx),
+                           lambda c=mctx, g=g: render_map(g.row["type"], c["view"], uid="m", title=c["title"],
+                                                          standalone=True) + "\n"))
+    # A turn page shows the history and the chart up to it: its key hashes them as a
+    # chain, so a page's key costs O(1) however long the game (and stays exact).
+    summaries = _summaries(g)
+    static = _hash([game_static(g), g.sched])  # what every turn page shows of the game: hashed once
+    jstatic = _hash(_json_game(g))
+    hist, chart = hashlib.sha256(), hashlib.sha256()
+    numbers = [x.number for x in g.turns]
+    for idx, t in enumerate(g.turns):
+        hist_key = hist.hexdigest()  # turns before this one
+        hist.update(json.dumps([t.number, summaries[idx]]).encode())
+        chart.update(json.dumps([t.number, t.scores], sort_keys=True).encode())
+        facts = _turn_facts(g, idx, numbers)
+        key = _key("turn", gtype, {**facts, "game": static, "sched": None, "history": hist_key, "chart": chart.hexdigest()})
+
+        def render_turn(f=facts, g=g, t=t, summaries=summaries):
+            c = _turn_context(g, f, summaries, "../../")
+            map_svg = render_map(g.row["type"], t.view, uid="m", title=f"{g.title} {g.id}, turn {t.number}") if c["map"] else ""
+            return render("site/turn.html.j2", map_svg=map_svg, chart_svg=render_chart(c["chart"], uid="c"), **c)
+
+        outs.append(Output(base + f"turn-{t.number}.html", key, render_turn))
+        outs.append(Output(base + f"turn-{t.number}.json", _key("json", gtype, {**_turn_json(g, t, light=True), "game": jstatic}),
+                           lambda g=g, t=t: _json_text(_turn_json(g, t))))
+    record = (records or {}).get(g.id)
+    if g.finished and record is not None:
+        outs.append(Output(base + "record.json", _key("record", gtype, record), lambda d=record: _json_text(d)))
+    if g.finished:
+        last = g.turns[-1] if g.turns else None
+        rctx = {"root": "../../", "game": game_summary(g), "outcome": g.outcome,
+                "standings": players_table(g, last.view if last else None, (g.outcome or {}).get("scores") or (last.scores if last else None)),
+                "chart": chart_data(g, last.number if last else 0), "last_turn": last.number if last else 0}
+        outs.append(Output(base + "result.html", _key("result", gtype, rctx),
+                           lambda c=rctx: render("site/result.html.j2", chart_svg=render_chart(c["chart"], uid="rc"), **c)))
+    feed_in = {"game": game_summary(g), "base": base_url,
+               "turns": [(t.number, t.opened, t.over, t.digest) for t in g.turns[-FEED_ENTRIES:]]}
+    outs.append(Output(base + "feed.atom", _key("feed", gtype, feed_in),
+                       lambda g=g: render("site/feed.atom.j2", **_feed_context(g, base_url))))
+    ics_in = {"turns": [(t.number, t.opened, t.deadline, t.asked) for t in g.turns], "row": g.row_public(), "base": base_url,
+              "outcome": g.outcome}
+    outs.append(Output(base + "deadlines.ics", _key("ics", gtype, ics_in), lambda g=g: render_ics(g, base_url)))
+    remind = _remind(g)
+    for p in g.players:  # each player's own deadlines, with a reminder alarm
+        mine = {"turns": [(t.number, t.opened, t.deadline) for t in g.turns if p["name"] in t.asked],
+                "row": ics_in["row"], "base": base_url, "outcome": g.outcome, "player": p["name"],
+                "remind": remind.total_seconds()}
+        outs.append(Output(base + f"deadlines-{url_segment(p['name'])}.ics", _key("ics-player", gtype, mine),
+                           lambda g=g, who=p["name"], r=remind: render_ics(g, base_url, who, r)))
     return outs
 
 
@@ -395,6 +442,15 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _stat(target: Path) -> tuple[int, int] | None:
+    """A regular file's size and modification time (ns), or None when there is none."""
+    try:
+        st = os.stat(target)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
 def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[str] | None = None,
             log: Callable[[str], None] | None = None, progress: Callable[[int], object] | None = None) -> Published:
     """Render every game (or the games named) into the folder `out`; write only what changed.
@@ -413,7 +469,19 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
         if missing:
             raise NotFound(f"no game {', '.join(sorted(missing))} in this store")
         rows = [r for r in rows if r["id"] in wanted]
-    loaded = [load_game(db, r) for r in rows]
+    manifest_path = out_path / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    except (OSError, ValueError):
+        manifest = {}
+    if manifest.get("format") != SITE_FORMAT:
+        manifest = {}
+    # each game's turns as loaded last time (html.load_game): only the turns new or changed are read
+    caches = {gid: c for gid, c in (manifest.get("turns") or {}).items() if isinstance(c, dict)}
+    loaded = []
+    for r in rows:
+        cache = caches.setdefault(r["id"], {})
+        loaded.append(load_game(db, r, cache, _code_digest(r["type"])))
     slugs: dict[str, str] = {}
     for g in loaded:
         if g.slug in slugs:
@@ -424,15 +492,11 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
 
     from pbem.host import record as host_record  # a finished game's record, for `pbem verify`
 
+    plans = {gid: v for gid, v in (manifest.get("plans") or {}).items() if isinstance(v, dict)}
     outputs = plan(loaded, base_url, press={g.id: host_press.public(db, g.id) for g in loaded},
                    records={g.id: host_record.game_record(db, g.id) for g in loaded if g.finished},
-                   announcements={g.id: host_read.announcements(db, g.id) for g in loaded})
-    manifest_path = out_path / MANIFEST
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
-    except (OSError, ValueError):
-        manifest = {}
-    old = manifest.get("files", {}) if manifest.get("format") == SITE_FORMAT else {}
+                   announcements={g.id: host_read.announcements(db, g.id) for g in loaded}, reuse=plans)
+    old = manifest.get("files", {})
     if games:  # publishing some games keeps the others' files
         keep = {p: v for p, v in old.items() if not p.startswith("games/") or p.split("/")[1] not in {g.slug for g in loaded}}
     else:
@@ -440,27 +504,33 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     new_files: dict[str, dict] = dict(keep)
     result = Published(out_path, games=len(loaded))
     say = log or (lambda s: None)
+    dirs: dict[str, Path] = {}
     bar_cm = progress(len(outputs)) if progress else None
     bar = bar_cm.__enter__() if bar_cm is not None else None
     try:
         for o in outputs:
-            target = _inside(out_path, o.path)
+            target = _inside(out_path, o.path, dirs)
             prev = old.get(o.path)
-            on_disk = target.read_bytes() if target.is_file() else None
-            if prev and prev.get("key") == o.key and on_disk is not None and _sha(on_disk) == prev.get("sha256"):
+            st = _stat(target)
+            # a file whose size and mtime are those recorded when it was written is trusted
+            # unchanged; any other is read and hashed (issue 17)
+            same_stat = bool(prev and st and prev.get("size") == st[0] and prev.get("mtime") == st[1])
+            on_disk_sha = (prev.get("sha256") if same_stat else _sha(target.read_bytes())) if st else None
+            if prev and prev.get("key") == o.key and on_disk_sha is not None and on_disk_sha == prev.get("sha256"):
                 result.unchanged.append(o.path)
-                new_files[o.path] = prev
+                new_files[o.path] = {**prev, "size": st[0], "mtime": st[1]}
             else:
                 data = o.render()
                 data = data.encode("utf-8") if isinstance(data, str) else data
                 digest = _sha(data)
-                if on_disk is not None and _sha(on_disk) == digest:
+                if on_disk_sha is not None and on_disk_sha == digest:
                     result.unchanged.append(o.path)
                 else:
                     write_atomic(target, data)
                     result.written.append(o.path)
                     say(f"wrote {o.path}")
-                new_files[o.path] = {"key": o.key, "sha256": digest}
+                    st = _stat(target)
+                new_files[o.path] = {"key": o.key, "sha256": digest, "size": st[0], "mtime": st[1]}
             if bar is not None:
                 bar.update(1)
     finally:
@@ -474,7 +544,8 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
             target = _inside(out_path, rel)
         except PbemError:
             continue
-        if target.is_file() and _sha(target.read_bytes()) == info.get("sha256"):
+        st = _stat(target)
+        if st and ((info.get("size"), info.get("mtime")) == st or _sha(target.read_bytes()) == info.get("sha256")):
             target.unlink()
             result.removed.append(rel)
             say(f"removed {rel}")
@@ -482,6 +553,10 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
                 target.parent.rmdir()  # only when empty
             except OSError:
                 pass
-    write_atomic(manifest_path, (json.dumps({"format": SITE_FORMAT, "files": new_files}, indent=0, sort_keys=True)
-                                 + "\n").encode("utf-8"))
+    published = {g.id for g in loaded} | ({r[0] for r in db.execute("SELECT id FROM games")} if games else set())
+    turns = {gid: c for gid, c in caches.items() if gid in published}
+    doc = {"format": SITE_FORMAT, "files": new_files, "turns": turns,
+           "plans": {gid: v for gid, v in plans.items() if gid in published}}
+    if manifest != doc:  # nothing new: not written again
+        write_atomic(manifest_path, (json.dumps(doc, indent=0, sort_keys=True) + "\n").encode("utf-8"))
     return result
