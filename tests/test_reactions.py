@@ -301,6 +301,9 @@ def test_deity_the_default_is_todays_state_and_a_battle_asks_no_one():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_deity_random_play_with_reactions_asked_keeps_every_card_and_every_secret(seed):
+    from pbem.render.html import event_texter
+
+    sentence = event_texter("deity", True)
     rules = get_rules("deity")
     players = ["p1", "p2", "p3"]
     state, _ = engine.start(rules, players, {"reactions": "ask", "rounds": "6"}, str(seed))
@@ -312,15 +315,20 @@ def test_deity_random_play_with_reactions_asked_keeps_every_card_and_every_secre
         if state["flow"].get("pace") == "reaction":
             a = state["game"]["asking"]
             asked[a["kind"]] += 1
-            assert engine.active_players(rules, state) == [a["who"]] and a["who"] != state["game"]["turn"]["player"]
+            # the player on turn is asked only about his own battle (fight on or retreat)
+            assert engine.active_players(rules, state) == [a["who"]]
+            assert (a["who"] == state["game"]["turn"]["player"]) == (a["kind"] == "battle")
             public = rules.view(state, None)
             assert public["reaction"]["asked"] == a["who"] and "hand" not in public and "standing" not in public
-            scripts = {a["who"]: read_script(pick.choice(["play " + a["kind"], "pass", ""]))}
+            answers = ["fight on", "retreat", ""] if a["kind"] == "battle" else ["play " + a["kind"], "pass", ""]
+            scripts = {a["who"]: read_script(pick.choice(answers))}
         else:
             scripts = {p: read_script("\n".join(host.bot_script(rules, state, p, random.Random(f"{seed}/{phase}/{p}"))))
                        for p in engine.active_players(rules, state)}
         res = engine.resolve(rules, state, scripts, str(seed))
         for e in res.events:
+            text = sentence(e)  # every event of the ask path reads as a sentence in the reports
+            assert text and not text.startswith(f"{e['type']}:") and text != e["type"], (e, text)
             if e["type"] in ("no_card", "standing", "drew"):
                 assert e.get("to") in players, e
             if e["type"] == "order" and e["order"].startswith(("play abjuration", "play resurrection", "pass")) \
@@ -333,3 +341,132 @@ def test_deity_random_play_with_reactions_asked_keeps_every_card_and_every_secre
         assert all(c["pop"] >= 0 and c["armies"] >= 0 for c in g["land"].values())
     assert state["flow"].get("over"), "the play-out did not end"
     assert asked["abjuration"], "no card was asked about in this play-out"
+
+
+# --- Deity: the attacker asked after a battle round whether to fight on or retreat -----------------
+
+def deity_battle_game(db, turns, options: dict, game_id: str = "b1") -> None:
+    """Red's Battle phase: ten armies next to blue's river valley of 25 population, which no
+    first round can empty (20 attack dice) nor strip red of his armies; blue's hand is secret."""
+    host.new_game(db, "deity", game_id, DEITY_PLAYERS, seed="7", options=options,
+                  sched=schedule.make_schedule("72h", None, None), turns=turns)
+    rules = get_rules("deity")
+    row = read.phase(db, game_id, 1)
+    state = loads(row["state"])
+    g = state["game"]
+    blank = {"owner": None, "pop": 0, "armies": 0, "monsters": 0, "temple": False, "blight": None}
+    g["land"] = {"2,2": dict(blank, terrain="plains", owner="red", pop=2, armies=10),
+                 "3,2": dict(blank, terrain="river", owner="blue", pop=25),
+                 "2,3": dict(blank, terrain="plains"),
+                 "4,5": dict(blank, terrain="plains", owner="green", pop=5)}
+    g["hands"] = {"red": ["prophet"], "blue": ["plague", "chasm"], "green": ["earthquake"]}
+    used = [c for h in g["hands"].values() for c in h]
+    deck = [c for c in rules.tab.card_ids for _ in range(2)]
+    for c in used:
+        deck.remove(c)
+    g["deck"], g["discard"], g["round"] = deck, [], 1
+    g["standing"]["blue"] = {"abjure": [{"card": "any", "mine": False}], "resurrect": 2}
+    g["turn"] = rules._fresh_turn("red")
+    g["turn"]["step"] = "battle"
+    state["flow"].update(phase="turn", active=["red"], sealed=False, prompt="red: your turn")
+    db["phases"].update((game_id, 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
+                                       "active": dumps(["red"])})
+
+
+BATTLE_ORDERS = ("attack 2,2 -> 3,2 10 retreat 1", "move 1 pop 2,2 -> 2,3", "pass")
+
+
+def test_deity_a_battle_round_asks_the_attacker_alone_with_the_short_deadline(db, turns, clock):
+    deity_battle_game(db, turns, {"reactions": "ask", "reaction_deadline": "12h"})
+    ack = gm_orders(db, "b1", "red", *BATTLE_ORDERS)
+    assert [r.status for r in ack.lines] == ["accepted", "accepted", "accepted"]
+    assert all("depends on another player's answer" in r.reason for r in ack.lines[1:])
+    host.resolve(db, ["b1"], turns=turns)
+    game = read.game(db, "b1")
+    assert game["phase"] == 2 and game["deadline"] == "2026-11-23T22:00:00Z"
+    assert loads(read.phase(db, "b1", 2)["active"]) == ["red"]
+    evs = events_of(db, "b1", 1)
+    asked = [e for e in evs if e["type"] == "reaction_asked"]
+    assert len(asked) == 1 and asked[0]["player"] == "red" and asked[0]["question"] == "battle"
+    assert [e["type"] for e in evs if e["type"].startswith("battle")] == ["battle", "battle_round"]
+    unused = [e for e in evs if e["type"] == "unused"]
+    assert [e["line"] for e in unused] == [2, 3] and all(e["to"] == "red" for e in unused)
+    assert loads(read.phase(db, "b1", 2)["state"])["game"]["land"]["2,3"]["pop"] == 0  # the move waits
+
+    red = host.report(db, "b1", "red")
+    assert "`fight on`" in red and "`retreat`" in red and "your `retreat 1` decides" in red
+    for other in ("blue", "green", None):
+        text = host.report(db, "b1", other)
+        assert "red, asked live whether to fight on or retreat in the battle at 3,2" in text, other
+        for card in ("Plague", "Chasm"):  # blue's hand stays hidden
+            assert card not in text or other == "blue", (other, card)
+        assert "abjure any" not in text or other == "blue"
+    for other in ("red", "green", None):
+        assert "Plague" not in host.report(db, "b1", other) and "abjure any" not in host.report(db, "b1", other)
+
+    # blue may not answer for red; red retreats, and his later line waits for the next phase
+    ack = gm_orders(db, "b1", "blue", "retreat")
+    assert [r.status for r in ack.lines] == ["rejected"] and "not your turn" in ack.lines[0].reason
+    ack = gm_orders(db, "b1", "red", "retreat", "pass")
+    assert ack.lines[0].status == "accepted" and "depends on another player's answer" in ack.lines[1].reason
+    host.resolve(db, ["b1"], turns=turns)
+    evs = events_of(db, "b1", 2)
+    end = [e for e in evs if e["type"] == "battle_end"]
+    assert len(end) == 1 and end[0]["result"] == "retreat" and end[0]["rounds"] == 1
+    assert [e["line"] for e in evs if e["type"] == "unused"] == [2]
+    assert not any(e["type"] == "turn_end" for e in evs)
+    # asked for the rest of his turn, with the usual deadline
+    game = read.game(db, "b1")
+    assert game["phase"] == 3 and game["deadline"] == "2026-11-26T10:00:00Z"
+    assert loads(read.phase(db, "b1", 3)["active"]) == ["red"]
+    state = loads(read.phase(db, "b1", 3)["state"])
+    assert "pace" not in state["flow"] and "asking" not in state["game"] and "held" not in state["game"]
+    gm_orders(db, "b1", "red", "move 1 pop 2,2 -> 2,3", "pass")
+    host.resolve(db, ["b1"], turns=turns)
+    evs = events_of(db, "b1", 3)
+    # the move leaves the Battle phase: blue lost counters at 3,2, so blue is asked about
+    # Resurrection first (the move waits for his answer)
+    assert [e["type"] for e in evs] == ["order", "reaction_asked", "unused"]
+    asked = [e for e in evs if e["type"] == "reaction_asked"]
+    assert [(e["player"], e["question"]) for e in asked] == [("blue", "resurrection")]
+    assert loads(read.phase(db, "b1", 4)["active"]) == ["blue"]
+
+
+def test_deity_no_battle_answer_by_the_reaction_deadline_leaves_it_to_retreat_k(db, turns, clock):
+    deity_battle_game(db, turns, {"reactions": "ask", "reaction_deadline": "12h"})
+    gm_orders(db, "b1", "red", *BATTLE_ORDERS)
+    host.resolve(db, ["b1"], turns=turns)
+    clock("2026-11-23T21:59:00Z")
+    assert host.resolve(db, ["b1"], turns=turns)[0].outcome == "waiting"
+    clock("2026-11-23T22:00:00Z")
+    host.resolve(db, ["b1"], turns=turns)
+    evs = events_of(db, "b1", 2)
+    kinds = [e["type"] for e in evs]
+    assert kinds[:3] == ["nmr", "default", "battle_standing"] and evs[1]["order"] == "fight on"
+    assert "reaction_asked" not in kinds  # the threshold decides every later round, unasked
+    end = next(e for e in evs if e["type"] == "battle_end")
+    rounds = [e for e in evs if e["type"] == "battle_round"]
+    assert end["rounds"] == 1 + len(rounds)
+    assert all(r["attackers_left"] > 1 and r["defenders_left"] for r in rounds[:-1])
+    last = rounds[-1]
+    assert end["result"] == "retreat" and last["attackers_left"] <= 1 and last["defenders_left"]
+    assert "turn_end" not in kinds  # his turn is not defaulted: he is asked for the rest of it
+    game = read.game(db, "b1")
+    assert game["phase"] == 3 and game["deadline"] == "2026-11-26T22:00:00Z"
+    assert loads(read.phase(db, "b1", 3)["active"]) == ["red"]
+
+
+def test_deity_with_standing_reactions_a_battle_never_stops_and_the_state_is_todays(db, turns, clock):
+    hashes = []
+    for gid, options in (("s1", {}), ("s2", {"reactions": "standing"})):
+        deity_battle_game(db, turns, options, game_id=gid)
+        gm_orders(db, gid, "red", *BATTLE_ORDERS)
+        host.resolve(db, [gid], turns=turns)
+        kinds = [e["type"] for e in events_of(db, gid, 1)]
+        assert "reaction_asked" not in kinds and "unused" not in kinds
+        assert kinds.count("battle_end") == 1 and "move" in kinds and "turn_end" in kinds
+        state = loads(read.phase(db, gid, 2)["state"])
+        assert "pace" not in state["flow"] and "held" not in state["game"] and "reactions" not in state["game"]
+        assert loads(read.phase(db, gid, 2)["active"]) == ["blue"]
+        hashes.append(read.phase(db, gid, 2)["state_hash"])
+    assert hashes[0] == hashes[1]

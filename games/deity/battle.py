@@ -80,59 +80,95 @@ def attack_orders(oc: OrderCache, g: dict, player: str) -> list[Order]:
     return first + out
 
 
-def battle(tab: Tables, g: dict, p: str, src: str, dst: str, n: int, k: int, rng: Rng) -> list[Event]:
+def battle(tab: Tables, g: dict, p: str, src: str, dst: str, n: int, k: int, rng: Rng,
+           ask: bool = False) -> list[Event]:
+    """The attack of n counters of src on dst, retreating at k or fewer left. `ask`
+    (reactions=ask): after a round that leaves the battle undecided, the attacker is asked
+    live whether to fight on or retreat (`game.asking`, kind "battle"; see ``fight``)."""
     t = g["turn"]
-    land = g["land"]
-    a, d = land[src], land[dst]
-    defender = d["owner"]
+    a, d = g["land"][src], g["land"][dst]
     used = t["attacks"].setdefault(src, [0, 0])  # attacked once (and alive), attacked twice
     fresh = a["armies"] + a["monsters"] - used[0] - used[1]
     nf = min(n, fresh)
     no = n - nf
     fa = min(n, a["armies"])
-    fm = n - fa
-    saves = tab.terrain[d["terrain"]]["defence"]
-    events: list[Event] = [{"type": "battle", "player": p, "from": src, "at": dst, "defender": defender,
+    events: list[Event] = [{"type": "battle", "player": p, "from": src, "at": dst, "defender": d["owner"],
                             "attackers": n, "retreat": k, "terrain": d["terrain"], "second": no > 0}]
-    rnd = 0
+    b = {"player": p, "from": src, "at": dst, "defender": d["owner"], "n": n, "k": k, "nf": nf, "no": no,
+         "fa": fa, "fm": n - fa, "round": 0, "ask": ask}
+    return events + fight(tab, g, b, rng)
+
+
+def fight(tab: Tables, g: dict, b: dict, rng: Rng) -> list[Event]:
+    """Rounds of the battle `b` until it ends (the attackers or the defenders destroyed, the
+    attacker's `retreat K`, the round cap). With b["ask"], a round that ends none of these
+    stops the battle instead: it waits in `game.asking` for the attacker's answer."""
+    events: list[Event] = []
     while True:
-        rnd += 1
-        adice = rng.dice(tab.r["attack_dice"] * (fa + fm))
-        dn = tab.r["defence_dice"] * (d["armies"] + d["monsters"]) + -(-d["pop"] // tab.r["population_per_die"])
-        ddice = rng.dice(dn) if dn else []
-        hits = adice.count(1)
-        saved = min(hits, saves)
-        hits -= saved
-        back = ddice.count(1)
-        lost_d = destroy(g, dst, hits, "battle")[0] if hits else None
-        la = min(back, fa)
-        lm = min(back - la, fm)
-        fa -= la
-        fm -= lm
-        a["armies"] -= la
-        a["monsters"] -= lm
-        record(g, src, p, {"armies": la, "monsters": lm, "pop": 0, "temple": 0})
-        events.append({
-            "type": "battle_round", "round": rnd, "attacker_dice": adice, "defender_dice": ddice,
-            "attacker_hits": hits + saved, "mountain_saved": saved, "defender_hits": back,
-            "defender_lost": {f: lost_d[f] for f in ("armies", "monsters", "pop", "temple")} if lost_d else none_lost(),
-            "attackers_lost": la + lm, "attackers_left": fa + fm, "defenders_left": total(d),
-        })
-        if total(d) == 0 or fa + fm == 0:
-            result = "both" if total(d) == 0 and fa + fm == 0 else ("defenders" if total(d) == 0 else "attackers")
-            break
-        if k and fa + fm <= k:
-            result = "retreat"
-            break
-        if rnd >= tab.r["battle_round_cap"]:
-            result = "cap"
-            break
-    fix(a)
-    dead = n - (fa + fm)
+        events.append(_round(tab, g, b, rng))
+        result = _decided(tab, g, b)
+        if result:
+            return events + end(g, b, result)
+        if b["ask"]:
+            g["asking"] = {"who": b["player"], "kind": "battle", "battle": b, "stack": [], "area": [],
+                           "play": None, "res": [], "then": None}
+            return events
+
+
+def _round(tab: Tables, g: dict, b: dict, rng: Rng) -> Event:
+    src, dst, p = b["from"], b["at"], b["player"]
+    a, d = g["land"][src], g["land"][dst]
+    fa, fm = b["fa"], b["fm"]
+    saves = tab.terrain[d["terrain"]]["defence"]
+    b["round"] += 1
+    adice = rng.dice(tab.r["attack_dice"] * (fa + fm))
+    dn = tab.r["defence_dice"] * (d["armies"] + d["monsters"]) + -(-d["pop"] // tab.r["population_per_die"])
+    ddice = rng.dice(dn) if dn else []
+    hits = adice.count(1)
+    saved = min(hits, saves)
+    hits -= saved
+    back = ddice.count(1)
+    lost_d = destroy(g, dst, hits, "battle")[0] if hits else None
+    la = min(back, fa)
+    lm = min(back - la, fm)
+    fa -= la
+    fm -= lm
+    a["armies"] -= la
+    a["monsters"] -= lm
+    record(g, src, p, {"armies": la, "monsters": lm, "pop": 0, "temple": 0})
+    b["fa"], b["fm"] = fa, fm
+    return {
+        "type": "battle_round", "round": b["round"], "attacker_dice": adice, "defender_dice": ddice,
+        "attacker_hits": hits + saved, "mountain_saved": saved, "defender_hits": back,
+        "defender_lost": {f: lost_d[f] for f in ("armies", "monsters", "pop", "temple")} if lost_d else none_lost(),
+        "attackers_lost": la + lm, "attackers_left": fa + fm, "defenders_left": total(d),
+    }
+
+
+def _decided(tab: Tables, g: dict, b: dict) -> str | None:
+    """How the battle ends after this round, or None if it goes on."""
+    left = b["fa"] + b["fm"]
+    theirs = total(g["land"][b["at"]])
+    if theirs == 0 or left == 0:
+        return "both" if theirs == 0 and left == 0 else ("defenders" if theirs == 0 else "attackers")
+    if b["k"] and left <= b["k"]:
+        return "retreat"
+    if b["round"] >= tab.r["battle_round_cap"]:
+        return "cap"
+    return None
+
+
+def end(g: dict, b: dict, result: str) -> list[Event]:
+    """The battle is over: the attackers left stay home; who has attacked this phase."""
+    src, dst = b["from"], b["at"]
+    fix(g["land"][src])
+    used = g["turn"]["attacks"][src]
+    left = b["fa"] + b["fm"]
+    n, no, nf = b["n"], b["no"], b["nf"]
+    dead = n - left
     dead_o = min(dead, no)
     dead_f = dead - dead_o
     used[0] = used[0] - no + (nf - dead_f)
     used[1] += no - dead_o
-    events.append({"type": "battle_end", "player": p, "from": src, "at": dst, "defender": defender,
-                   "result": result, "rounds": rnd, "attackers_left": fa + fm, "defenders_left": total(d)})
-    return events
+    return [{"type": "battle_end", "player": b["player"], "from": src, "at": dst, "defender": b["defender"],
+             "result": result, "rounds": b["round"], "attackers_left": left, "defenders_left": total(g["land"][dst])}]

@@ -1,4 +1,5 @@
-"""Reactions asked live (the game option `reactions=ask`): Abjuration and Resurrection.
+"""Reactions asked live (the game option `reactions=ask`): Abjuration, Resurrection, and the
+attacker's decision to retreat after a battle round.
 
 With the default (`reactions=standing`) a player who is not on turn reacts by his standing
 orders (cards.negated, miracles.standing_resurrections). With `reactions=ask` the turn stops
@@ -10,8 +11,15 @@ not every copy of the card lies face up in the discard pile (and, for Resurrecti
 of his were destroyed this turn in a hex it could bring back) -- so being asked tells nobody
 whether he holds the card. `play CARD` without the card is a pass; only he is told.
 
-The player on turn is never asked live: his script is running, so his own reactions in his
+The player on turn is never asked about a card: his script is running, so his own reactions in his
 turn (an Abjuration against an Abjuration of his card) stay his standing orders.
+
+The attacker is the one player on turn who is asked live: after a battle round that leaves
+him armies and the defender counters, unless his `retreat K` already ended the battle, he
+answers `fight on` or `retreat` (kind "battle", the battle under question in `battle`; see
+battle.fight). His later lines wait: the phase of the question and the one of his answer
+end his submission there (`game.held`, the flow number: rules.requests), and he is asked
+again for the rest of his turn. No answer: his `retreat K` decides the rest of the battle.
 
 The moment in progress is `game.asking` (present only while one is open):
   who    the player asked now (None between questions)
@@ -31,7 +39,9 @@ from pbem.core.engine import Event
 from pbem.core.orders import Order
 from pbem.core.rng import Rng
 
-from .board import land_keys
+from .battle import end as battle_end
+from .battle import fight
+from .board import land_keys, total
 from .cards import abjure_matches, after_in_order
 
 
@@ -128,6 +138,8 @@ def question(tab, g: dict) -> tuple[Event, str]:
     """The public event and the prompt of the question now open."""
     a = g["asking"]
     q = a["who"]
+    if a["kind"] == "battle":
+        return battle_question(tab, g, a["battle"])
     if a["kind"] == "abjuration":
         top = a["stack"][-1]
         name = tab.cards[top["card"]]["name"]
@@ -154,10 +166,28 @@ def question(tab, g: dict) -> tuple[Event, str]:
     return event, prompt
 
 
+def battle_question(tab, g: dict, b: dict) -> tuple[Event, str]:
+    """The attacker's question after a round: fight on or retreat. All of it is public (the
+    battle's events say as much)."""
+    q, left, theirs = b["player"], b["fa"] + b["fm"], total(g["land"][b["at"]])
+    event = {"type": "reaction_asked", "player": q, "question": "battle", "from": b["from"], "at": b["at"],
+             "defender": b["defender"], "round": b["round"], "attackers_left": left, "defenders_left": theirs}
+    standing = (f"your `retreat {b['k']}` decides, round by round (you withdraw once {b['k']} or fewer are left)"
+                if b["k"] else "you fight to the end (your attack has no `retreat K`)")
+    prompt = (f"{q}: your battle from {b['from']} against {b['defender']} at {b['at']}, after round {b['round']}: "
+              f"{left} of your attacking counters left, {theirs} of {b['defender']}'s counters at {b['at']} -- "
+              f"fight on or retreat? Answer `fight on` (another round) or `retreat` (the {left} left stay at "
+              f"{b['from']}); then you are asked for the rest of your turn. Without an answer by the deadline "
+              f"{standing}.")
+    return event, prompt
+
+
 def answer_orders(g: dict, player: str) -> list[Order]:
     a = g.get("asking")
     if not a or a["who"] != player:
         return []
+    if a["kind"] == "battle":
+        return [Order(("fight", "on"), ("react", "fight"), frozenset({1})), Order(("retreat",), ("react", "retreat"))]
     if a["kind"] == "abjuration":
         return [Order(("play", "abjuration"), ("react", "play")), Order(("pass",), ("react", "pass"))]
     hexes = restorable_for(g, player)
@@ -169,6 +199,8 @@ def answer_orders(g: dict, player: str) -> list[Order]:
 def default_answer(g: dict, player: str) -> Order:
     """No answer by the deadline: what the player's standing order would do."""
     a = g["asking"]
+    if a["kind"] == "battle":  # the threshold did not end the battle after this round: on, and it decides
+        return Order(("fight", "on"), ("react", "standing"))
     orders = answer_orders(g, player)
     if a["kind"] == "abjuration":
         top = a["stack"][-1]
@@ -204,6 +236,21 @@ def answer(tab, g: dict, player: str, payload: tuple, rng: Rng) -> list[Event]:
         events.append({"type": "no_card", "player": player, "card": "resurrection", "to": player})
     a["res"].pop(0)
     return events
+
+
+def battle_answer(tab, g: dict, player: str, payload: tuple, rng: Rng) -> list[Event]:
+    """The attacker's answer: a round more (maybe asked again after it), the retreat, or (no
+    answer by the deadline) his `retreat K` deciding the rest of the battle, unasked."""
+    b = g.pop("asking")["battle"]
+    choice = payload[1]
+    if choice == "retreat":
+        return battle_end(g, b, "retreat")
+    events: list[Event] = []
+    if choice == "standing":
+        b["ask"] = False
+        events.append({"type": "battle_standing", "player": player, "from": b["from"], "at": b["at"],
+                       "retreat": b["k"]})
+    return events + fight(tab, g, b, rng)
 
 
 def then_of(order: Order) -> dict:

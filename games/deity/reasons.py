@@ -39,13 +39,20 @@ def why_illegal(tab: Tables, state: dict, player: str, typed: list[str]) -> str 
             return f"{k} is already on your list"
         return "set-up: `start Q,R` (a plains hex)"
     a = g.get("asking")
-    if a and a.get("who") == player:  # reactions=ask: asked live about one card
+    if a and a.get("who") == player:  # reactions=ask: asked live about one card, or the battle
+        if a["kind"] == "battle":
+            b = a["battle"]
+            return (f"you are asked only whether to fight on or retreat in your battle at {b['at']}: answer "
+                    f"`fight on` or `retreat` (the rest of your turn is asked for afterwards)")
         if a["kind"] == "abjuration":
             top = a["stack"][-1]
             return (f"you are asked only whether to negate {top['caster']}'s {tab.cards[top['card']]['name']}: "
                     f"answer `play abjuration` or `pass`")
         return ("you are asked only whether to play a Resurrection at the end of the Battle phase: answer "
                 "`play resurrection [Q,R]` (a hex where counters of yours were destroyed this turn) or `pass`")
+    if verb in ("fight", "retreat"):
+        return ("`fight on` and `retreat` answer the question asked live after a battle round (game option "
+                "reactions=ask); an attack's own retreat is `attack Q,R -> Q,R N retreat K`")
     t = g["turn"]
     if t["pending"]:
         if t["pending"]["kind"] == "discard":

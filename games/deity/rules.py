@@ -40,7 +40,8 @@ Where the rules text is implemented (its section headings -> module.function):
   ``disband``
 * POPULATION GROWTH PHASE -> population: ``grow`` (``preview``: the position after it)
 * MIRACLE PHASE -> miracles: ``play_orders``, ``play``, ``effect``, ``blight_rolls``
-* BATTLE PHASE -> battle: ``attack_orders``, ``attackers``, ``battle``; board: ``destroy``
+* BATTLE PHASE -> battle: ``attack_orders``, ``attackers``, ``battle``, ``fight`` (rounds; with
+  reactions=ask the attacker is asked after each: reactions.battle_answer); board: ``destroy``
   (the order of destruction)
 * MOVEMENT PHASE -> movement: ``move_orders``, ``move``
 * CARD LIST -> miracles: ``targets``, ``effect``, ``resurrect`` and
@@ -54,12 +55,14 @@ Where the rules text is implemented (its section headings -> module.function):
 
 Beside these: tables.py (data.toml checked, the turn steps), order_cache.py (the Order
 objects, made once), reasons.py (``why_illegal``), bot.py (the bot's choices), reactions.py
-(the option ``reactions=ask``: Abjuration and Resurrection asked live; rules: ``_go_on``).
+(the option ``reactions=ask``: Abjuration and Resurrection asked live, rules: ``_go_on``; the
+attacker asked after a battle round whether to fight on or retreat, rules: ``_battle_on``,
+``requests``).
 """
 
 from __future__ import annotations
 
-from pbem.core.engine import Event, GameInfo, Rules
+from pbem.core.engine import Event, GameInfo, Request, Rules
 from pbem.core.errors import DataError, IllegalOrderError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
@@ -93,6 +96,7 @@ from .reactions import (
     answer,
     answer_orders,
     asks,
+    battle_answer,
     begin_resurrections,
     default_answer,
     proceed,
@@ -127,8 +131,9 @@ GAME_INFO = GameInfo(
         "start": "who starts: 'seat' (the first --player, default) or 'random'",
         "rounds": "round limit: the game ends after round N and the highest score wins; 0 (default) = no limit, as in the text",
         "reactions": "'standing' (default: Abjuration and another player's Resurrection are standing orders) or 'ask' "
-                     "(the turn stops and asks the reacting player live, `play CARD` or `pass`, with the host's "
-                     "reaction_deadline; no answer: the standing order decides)",
+                     "(the turn stops and asks the reacting player live, `play CARD` or `pass`, and the attacker after "
+                     "each battle round, `fight on` or `retreat`, with the host's reaction_deadline; no answer: the "
+                     "standing order decides, his `retreat K` for the attacker)",
     },
 )
 
@@ -144,6 +149,8 @@ GRAMMAR = Grammar(
         "play": ("CARD word? hex? ->? hex?", "Miracle: play a card, e.g. `play earthquake 3,4`, `play holy war`, `play godspeed 1,2 -> 3,2`"),
         "carry": ("N? pop? M? armies|all?", "Godspeed: how many counters go, e.g. `carry 5 pop 2 armies`, `carry all`"),
         "attack": ("hex -> hex int? retreat? int?", "Battle: armies at q,r attack the adjacent hex; N of them; retreat when K or fewer are left"),
+        "fight": ("on?", "Battle (reactions=ask): asked live after a round, fight another round"),
+        "retreat": ("", "Battle (reactions=ask): asked live after a round, withdraw the attackers left"),
         "move": ("int pop|armies hex -> hex", "Movement: move N population or armies one hex"),
         "pass": ("", "end your turn (what needs no decision still happens: growth, blight rolls)"),
         "abjure": ("CARD|any word? on? my? hexes?", "standing order: negate that card when another player plays it (on your hexes only, if you say so)"),
@@ -406,6 +413,29 @@ class DeityRules(Rules):
         order = Order(tuple(then["tokens"]), tuple(then["payload"]))
         return events + self._do(state, g["turn"]["player"], order, rng, resumed=True)
 
+    def _battle_on(self, state: dict, rng: Rng) -> list[Event]:
+        """After the attacker's battle order or answer: ask him again if the battle waits for
+        him, else give him his turn back. Either way his submission ends here (`game.held`:
+        its later lines are not run, see ``requests``); he is asked for the rest in the next
+        phase, which has the usual deadline once the battle is over (see ``advance``)."""
+        g = state["game"]
+        flow = state["flow"]
+        g["held"] = flow.get("number")
+        flow["pace"] = "reaction"
+        if "asking" in g:
+            event, prompt = question(self.tab, g)
+            flow.update(phase="reaction", active=[g["asking"]["who"]], prompt=prompt)
+            return [event]
+        flow.update(phase="turn", active=[g["turn"]["player"]])
+        return self._after(state, rng)
+
+    def requests(self, state: dict) -> list[Request]:
+        # reactions=ask: the phase in which the attacker's battle stopped (for his question or
+        # after his answer) asks nothing more of him; the next phase does
+        if state["game"].get("held") is not None and state["game"]["held"] == state["flow"].get("number"):
+            return []
+        return super().requests(state)
+
     # --- elimination and the end -----------------------------------------------------------
     def _alive(self, g: dict) -> list[str]:
         return [p for p in g["order"] if p not in g["out"]]
@@ -545,6 +575,8 @@ class DeityRules(Rules):
         kind = order.payload[0]
         if kind in ("abjure", "unabjure", "resurrect_at"):
             return set_standing(g, player, order)
+        if kind == "react" and g["asking"]["kind"] == "battle":  # reactions=ask: fight on or retreat
+            return battle_answer(self.tab, g, player, order.payload, rng) + self._battle_on(state, rng)
         if kind == "react":  # reactions=ask: the answer of the player asked live
             return answer(self.tab, g, player, order.payload, rng) + self._go_on(state, rng)
         phase = state["flow"]["phase"]
@@ -609,7 +641,9 @@ class DeityRules(Rules):
                 return events + self._go_on(state, rng)
         elif kind == "attack":
             _, src, dst, n, k = order.payload
-            events += battle(self.tab, g, player, src, dst, n, k, rng)
+            events += battle(self.tab, g, player, src, dst, n, k, rng, ask=asks(g))
+            if "asking" in g:  # reactions=ask: the attacker is asked whether to fight on or retreat
+                return events + self._battle_on(state, rng)
         elif kind == "move":
             _, n, what, src, dst = order.payload
             events += move(g, player, n, what, src, dst)
@@ -685,6 +719,11 @@ class DeityRules(Rules):
 
     # --- eager automation: a scenario position may leave cell fields out -------------------
     def advance(self, state, rng):
+        g = state["game"]
+        if "held" in g and g["held"] != state["flow"].get("number"):  # the attacker's next phase: see _battle_on
+            del g["held"]
+            if "asking" not in g:
+                state["flow"].pop("pace", None)
         onmap = geo_of(state["game"]).onmap
         for k, c in state["game"]["land"].items():
             if k not in onmap:
@@ -756,6 +795,7 @@ class DeityRules(Rules):
         r = view.get("reaction")
         if r:
             about = (f"whether to negate {r['by']}'s {r['card'].replace('_', ' ').title()}" if r["question"] == "abjuration"
+                     else f"whether to fight on or retreat in the battle at {r['at']}" if r["question"] == "battle"
                      else f"whether to play a Resurrection at {', '.join(r['hexes'])}")
             out.append(("Waiting for", f"{r['asked']}, asked live {about}"))
         for e in view.get("effects", []):

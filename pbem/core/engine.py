@@ -339,8 +339,9 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
 def waiting_reason(rules: Rules, state: dict) -> str:
     """Why a line of a player asked in this phase does not run: an order before it stopped the
     phase to ask another player live (a reaction: the flow's `pace` is "reaction")."""
-    awaited = ", ".join(active_players(rules, state)) or "another player"
-    return (f"not run: an order before it waits for {awaited}'s answer (a reaction asked live); "
+    awaited = ", ".join(active_players(rules, state))
+    whose = f"{awaited}'s answer" if awaited else "an answer"  # none awaited: the player's own (Deity's battle)
+    return (f"not run: an order before it waits for {whose} (a reaction asked live); "
             f"once it is known you are asked again for the rest of your turn, if it goes on")
 
 
