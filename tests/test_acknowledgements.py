@@ -43,6 +43,14 @@ def test_a_line_close_to_a_verb_stays_a_rejection_with_its_did_you_mean(cli, tmp
     assert re.search(r"line +\d+: REJECTED .*did you mean 'temple'", r.stdout)
 
 
+def test_a_signature_that_only_looks_like_a_verb_is_prose():
+    """'Hera' is as close to 'extra' as difflib's usual cutoff allows, but a lone word after
+    the orders is a signature unless it is nearly a verb ('extar' stays a typo of 'extra')."""
+    assert trailing_prose(GODS.grammar, read_script("tribe green 1,0\nHera\n")) == {2}
+    assert trailing_prose(GODS.grammar, read_script("tribe green 1,0\nextar\n")) == set()
+    assert trailing_prose(GODS.grammar, read_script("tribe green 1,0\ntempel 0,1\n")) == set()
+
+
 def test_prose_is_only_what_follows_the_orders():
     script = read_script("Hello GM,\ntribe green 1,0\nthanks!\nCarol\n")
     assert trailing_prose(GODS.grammar, script) == {3, 4}  # "Hello GM," comes before an order: an error

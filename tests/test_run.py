@@ -204,11 +204,22 @@ def test_backup_copies_a_store_in_use(tmp_path):
     with sqlite3.connect(tmp_path / "backups" / "copy.db") as conn:
         assert conn.execute("pragma integrity_check").fetchone()[0] == "ok"
         assert conn.execute("select id from games").fetchall() == [("g1",)]
+    assert (tmp_path / "backups" / "copy.db").stat().st_mode & 0o777 == 0o600  # the passwords: owner only
     again = pbem(tmp_path, "backup", "backups/copy.db")
     assert again.returncode == 1 and "exists" in again.stderr
     assert pbem(tmp_path, "backup", "backups/copy.db", "--force").returncode == 0
     r = pbem(tmp_path, "--db", "missing.db", "backup", "x.db")
     assert r.returncode == 1 and "no pbem store at missing.db" in r.stderr
+
+
+def test_run_in_a_folder_without_a_store_says_so_and_creates_nothing(tmp_path):
+    """A cron job started in the wrong folder must not idle unnoticed with a new empty store."""
+    (tmp_path / "pbem.toml").write_text("[run]\n")  # the judge's settings are found; the store is not
+    env = env_for(tmp_path)
+    env.pop("PBEM_DB", None)
+    r = subprocess.run([PBEM, "run"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert r.returncode == 1 and "no store at pbem.db" in r.stderr, r.stderr
+    assert not (tmp_path / "pbem.db").exists()
 
 
 def test_a_game_that_cannot_be_resolved_does_not_stop_the_others(tmp_path):
@@ -227,3 +238,30 @@ def test_a_game_that_cannot_be_resolved_does_not_stop_the_others(tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stdout + r.stderr
     line = steps(r.stdout)["resolve"]
     assert line.startswith("FAILED: g2: ") and "g3 turn 1 resolved" in line
+
+
+def test_sigterm_lets_a_one_shot_run_finish_its_step_and_skip_the_rest(tmp_path, monkeypatch):
+    """A shutdown or `systemctl stop` sends SIGTERM: the step at work finishes (a message being
+    sent is sent and marked), the later steps are skipped, nothing is left half done."""
+    import signal
+
+    from pbem.host.store import open_db
+
+    (tmp_path / "pbem.toml").write_text("")
+    open_db(str(tmp_path / "pbem.db")).close()
+    ran = []
+
+    def ingest_then_terminated(db, ctx):
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives while this step is at work
+        ran.append("ingest")
+        return loop.Step("ingest", "done", "one message")
+
+    monkeypatch.setitem(loop.RUNNERS, "ingest", ingest_then_terminated)
+    monkeypatch.setitem(loop.RUNNERS, "resolve", lambda db, ctx: ran.append("resolve") or loop.Step("resolve", "done"))
+    said = []
+    before = signal.getsignal(signal.SIGTERM)
+    result = loop.run_once_stoppable(str(tmp_path / "pbem.db"), only=["ingest", "resolve"], say=said.append,
+                                     settings=loop.load_run_settings(str(tmp_path / "pbem.toml")))
+    assert ran == ["ingest"] and result.stopped
+    assert said[-1].startswith("stopped (SIGTERM)")
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back

@@ -496,3 +496,18 @@ def test_render_html_report_public_and_private(tmp_path):
     assert "77-final" in page and "pbem replay f1 --verify" in page
     with pytest.raises(PbemError):
         render_html.render_html_report(db, "g1", "mallory", 3)
+
+
+def test_a_site_folder_belongs_to_one_store(tmp_path):
+    """Another store published into the same folder would remove every page it did not make:
+    it is refused, and the site stays whole."""
+    a = open_db(str(tmp_path / "a.db"))
+    make_game(a, "gods", "ga", seed="31", finished=False, running_turns=2, players=["alice", "bob"])
+    out = tmp_path / "site"
+    site_publish.publish(a, out)
+    pages = sorted(p.relative_to(out) for p in out.rglob("*.html"))
+    b = open_db(str(tmp_path / "b.db"))
+    with pytest.raises(PbemError, match="holds the site of another store"):
+        site_publish.publish(b, out)
+    assert sorted(p.relative_to(out) for p in out.rglob("*.html")) == pages
+    assert site_publish.publish(a, out).written == []  # its own store publishes as before

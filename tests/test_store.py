@@ -282,3 +282,14 @@ def test_the_reader_falls_back_to_the_full_store_when_it_must_write(tmp_path):
     upgraded = open_reader(str(tmp_path / "old.db"))  # migrations are pending: they run
     assert not isinstance(upgraded, Reader)
     assert "m003_rollback_and_indexes" in {r["name"] for r in upgraded["_sqlite_migrations"].rows}
+
+
+def test_a_new_store_is_readable_by_its_owner_only(tmp_path):
+    """The store holds every player's password: a new one is made with mode 0600."""
+    import stat
+
+    from pbem.host.store import open_db
+
+    db = open_db(str(tmp_path / "new.db"))
+    db.close()
+    assert stat.S_IMODE((tmp_path / "new.db").stat().st_mode) == 0o600

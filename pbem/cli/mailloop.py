@@ -1,6 +1,7 @@
 """The unattended mail loop: fetch from IMAP, and `pbem run` (fetch, ingest, resolve, remind,
 send, publish); `pbem backup` copies the store while it is in use. See docs/hosting.md."""
 
+import os
 # ruff: noqa: B008  (typer declares parameters with typer.Option/Argument defaults)
 
 
@@ -93,6 +94,9 @@ def run(
     from pbem.host.store import db_path
 
     db_file = db_path(settings.db)
+    if not os.path.exists(db_file):  # a cron job started in the wrong folder must not idle unnoticed
+        _fail(f"no store at {db_file}: run `pbem run` in the judge's folder (where pbem.db is), "
+              "or name the store with --db or PBEM_DB")
 
     def say(line: str) -> None:
         typer.echo(_stamp(line))
@@ -106,7 +110,7 @@ def run(
     if every:
         _fail("--every goes with --watch", 2)
     try:
-        result = loop.run_once(db_file, say=say, **kwargs)
+        result = loop.run_once_stoppable(db_file, say=say, **kwargs)
     except loop.Busy as err:
         typer.echo(f"pbem run: {err}", err=True)
         raise typer.Exit(loop.BUSY_EXIT) from None
@@ -142,6 +146,7 @@ def backup(
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
+    os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # the players' passwords: owner only
     src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
     try:
         src.execute("PRAGMA busy_timeout = 30000")

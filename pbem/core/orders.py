@@ -298,7 +298,10 @@ def looks_like_an_order(grammar: Grammar, line: Line) -> bool:
         return True  # an error of its own, not prose
     word = grammar.aliases.get(line.tokens[0].text, line.tokens[0].text)
     verbs = list(grammar.verbs)
-    return any(v.startswith(word) for v in verbs) or bool(difflib.get_close_matches(word, verbs, n=1, cutoff=0.6))
+    # a lone word (a signature: "Hera", "Thanks") must be closer to a verb than a line with
+    # arguments ("tempel 0,1") to be taken for a mistyped order
+    cutoff = 0.8 if len(line.tokens) == 1 else 0.6
+    return any(v.startswith(word) for v in verbs) or bool(difflib.get_close_matches(word, verbs, n=1, cutoff=cutoff))
 
 
 def trailing_prose(grammar: Grammar, script: Script) -> set[int]:

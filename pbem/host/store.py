@@ -39,6 +39,14 @@ def open_db(path: str | None = None):
         if not folder.is_dir():
             raise PbemError(f"cannot open the store {target}: there is no folder {folder} "
                             "(create it first, or give another file with --db or PBEM_DB)")
+        # a new store holds the players' passwords: readable by its owner only (its -wal and
+        # -shm files take the same mode)
+        try:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
+        except OSError as err:
+            raise PbemError(f"cannot create the store {target}: {err.strerror or err}") from None
     try:
         db = Store(target)
     except (OSError, sqlite3.Error) as err:

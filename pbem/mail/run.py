@@ -342,6 +342,24 @@ def run_once(db_file: str, *, config: str | None = None, turns: str = "turns", o
     return result
 
 
+def run_once_stoppable(db_file: str, *, say: Callable[[str], None] = print, **kwargs) -> RunResult:
+    """`run_once` for cron or a systemd timer: SIGTERM (a shutdown, `systemctl stop`) lets the
+    step at work finish (a message being sent is sent and marked) and skips the rest."""
+    stopping = threading.Event()
+
+    def handler(signum, frame):
+        stopping.set()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        result = run_once(db_file, say=say, stop=stopping.is_set, **kwargs)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if stopping.is_set():
+        say("stopped (SIGTERM): the step at work was finished, the rest skipped")
+    return result
+
+
 def run_watch(db_file: str, every: float, *, say: Callable[[str], None] = print, **kwargs) -> int:
     """Run a cycle every `every` seconds until SIGTERM or SIGINT (then return 0)."""
     stopping = threading.Event()

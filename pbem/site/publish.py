@@ -420,6 +420,15 @@ def _remind(game: Game) -> timedelta:
     return value or REMINDER_BEFORE
 
 
+def _store_name(db) -> str:
+    """The store's file, as SQLite names it (':memory:' or '' for a store without one)."""
+    try:
+        row = db.execute("PRAGMA database_list").fetchone()
+        return str(Path(row[2]).resolve()) if row and row[2] else ":memory:"
+    except Exception:  # noqa: BLE001 - a name for a message only
+        return ":memory:"
+
+
 def write_atomic(target: Path, data: bytes) -> None:
     """Write `target` whole or not at all: into a temporary file beside it, renamed over it
     once complete. When the write fails (a full disk), the temporary file is removed: the site
@@ -476,6 +485,12 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
         manifest = {}
     if manifest.get("format") != SITE_FORMAT:
         manifest = {}
+    # a site folder belongs to one store: another store publishing into it would remove every
+    # page it did not make (its manifest lists them)
+    store = _store_name(db)
+    if manifest.get("files") and manifest.get("store") not in (None, store):
+        raise PbemError(f"--out {out} holds the site of another store ({manifest['store']}), not of {store}: "
+                        "publish each store into its own folder")
     # each game's turns as loaded last time (html.load_game): only the turns new or changed are read
     caches = {gid: c for gid, c in (manifest.get("turns") or {}).items() if isinstance(c, dict)}
     loaded = []
@@ -493,8 +508,15 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     from pbem.host import record as host_record  # a finished game's record, for `pbem verify`
 
     plans = {gid: v for gid, v in (manifest.get("plans") or {}).items() if isinstance(v, dict)}
+    records = {}
+    for g in loaded:
+        if g.finished:
+            try:
+                records[g.id] = host_record.game_record(db, g.id)
+            except PbemError as err:  # one game's broken history stops neither its pages nor the others
+                (log or (lambda s: None))(f"no record.json for {g.id}: {err}")
     outputs = plan(loaded, base_url, press={g.id: host_press.public(db, g.id) for g in loaded},
-                   records={g.id: host_record.game_record(db, g.id) for g in loaded if g.finished},
+                   records=records,
                    announcements={g.id: host_read.announcements(db, g.id) for g in loaded}, reuse=plans)
     old = manifest.get("files", {})
     if games:  # publishing some games keeps the others' files
@@ -555,7 +577,7 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
                 pass
     published = {g.id for g in loaded} | ({r[0] for r in db.execute("SELECT id FROM games")} if games else set())
     turns = {gid: c for gid, c in caches.items() if gid in published}
-    doc = {"format": SITE_FORMAT, "files": new_files, "turns": turns,
+    doc = {"format": SITE_FORMAT, "store": store, "files": new_files, "turns": turns,
            "plans": {gid: v for gid, v in plans.items() if gid in published}}
     if manifest != doc:  # nothing new: not written again
         write_atomic(manifest_path, (json.dumps(doc, indent=0, sort_keys=True) + "\n").encode("utf-8"))
