@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 
 from pbem.host import schedule
 from pbem.host.addresses import is_writable
@@ -34,7 +35,14 @@ def clean_address(value: str | None) -> str | None:
     is not a plain, single, injection-free address."""
     if not value:
         return None
-    value = re.sub(r"\r?\n[ \t]+", " ", str(value))  # unfold a folded header
+    return _clean_address(str(value))
+
+
+@lru_cache(maxsize=4096)
+def _clean_address(value: str) -> str | None:
+    """`clean_address` of a text, worked out once per text (issue 17: an ingest run reads the
+    same few senders again and again)."""
+    value = re.sub(r"\r?\n[ \t]+", " ", value)  # unfold a folded header
     if "\r" in value or "\n" in value:
         return None  # a line break that is not folding: an injection attempt
     value = _CONTROL.sub(" ", value)

@@ -11,7 +11,7 @@ import logging
 import os
 import re
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -60,10 +60,14 @@ def new_password() -> str:
 
 
 def _store_reports(db, game_id: str, number: int, texts: dict[str, str]) -> None:
-    db["reports"].insert_all(
-        ({"game_id": game_id, "phase": number, "player": who, "text": text} for who, text in texts.items()),
-        replace=True,
-    )
+    db.conn.executemany("INSERT OR REPLACE INTO reports (game_id, phase, player, text) VALUES (?, ?, ?, ?)",
+                        [(game_id, number, who, text) for who, text in texts.items()])  # issue 17: plain SQL
+
+
+def _insert_row(db, table: str, row: dict) -> None:
+    """INSERT of one row by plain SQL (issue 17: no schema look-up by sqlite-utils)."""
+    db.execute(f"INSERT INTO [{table}] ({', '.join(f'[{k}]' for k in row)}) VALUES ({', '.join('?' * len(row))})",
+               list(row.values()))
 
 
 def _write_report_files(turns: str | Path | None, game_id: str, number: int, texts: dict[str, str]) -> None:
@@ -277,6 +281,25 @@ def _cite_whole(game_type: str, reason: str) -> str:
         return ""
 
 
+_CHECKS: dict[tuple, list[LineResult]] = {}
+
+
+def _checked(db, rules, game: dict, player: str, script: Script) -> list[LineResult]:
+    """engine.check_script of `script` in the game's open turn; issue 17: worked out once for
+    the same lines against the same position (the phase's state hash; an ingest run meets the
+    same orders mailed again and again), each caller getting its own copies."""
+    row = db.execute("select state_hash from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone()
+    key = (game["type"], row[0] if row else None, player, tuple((line.number, line.text) for line in script.lines))
+    found = _CHECKS.get(key) if row and row[0] else None
+    if found is None:
+        found = engine.check_script(rules, current_state(db, game), player, script)
+        if row and row[0]:
+            if len(_CHECKS) >= 256:
+                _CHECKS.clear()
+            _CHECKS[key] = found
+    return [replace(r) for r in found]
+
+
 def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False,
            delivered: datetime | None = None, mail: dict | None = None) -> Ack:
     """Store an order text for the current turn and check it against the position.
@@ -318,16 +341,17 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         if not trusted and game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):
             raise PbemError(f"too late: the deadline of turn {number} was {game['deadline']}")
         rules = get_rules(game["type"])
-        state = current_state(db, game)
-        # a bot seat's lines come from the legal list: one outcome is check enough (autoplay stays fast)
-        ack.lines = engine.check_script(rules, state, player, script, worlds_n=1 if source == "bot" else engine.CHECK_WORLDS)
+        if source == "bot" and trusted and mail is None:  # issue 17: a bot seat's lines (bot_script) are legal orders
+            ack.lines = [LineResult(line.number, line.text, "accepted", line.text) for line in script.lines]
+        else:
+            ack.lines = _checked(db, rules, game, player, script)
         ack.rules = {r.number: rule for r in ack.lines if r.reason and r.status != "ignored"
                      and (rule := citations.cite_reason(rules.data, r.reason, r.text))}  # issue 18
         ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
         ack.confirmed = script.ready or trusted  # the GM's own entries (and bot seats) are taken as they are
         if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
             ack.status = "rejected"
-            asked = engine.active_players(rules, state)
+            asked = engine.active_players(rules, current_state(db, game))
             if player not in asked:
                 raise PbemError(f"wrong phase: it is not your turn (awaiting {', '.join(asked) or 'nobody'})")
             if all(r.error == "invalid" for r in ack.lines if r.status == "rejected"):
@@ -337,11 +361,11 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         ack.reason = str(err)
         ack.rule = _cite_whole(game["type"], ack.reason)
     with db.atomic():
-        ack.submission_id = db["submissions"].insert({
-            "game_id": game_id, "phase": number, "player": player, "received": received,
-            "source": source, "raw": raw, "sha256": hashlib.sha256(raw).hexdigest(),
-            "status": ack.status, "ack": ack.text, "ready": int(ack.ready),
-        }).last_pk
+        ack.submission_id = db.execute(  # issue 17: plain SQL (sqlite-utils reads the schema each insert)
+            "INSERT INTO submissions (game_id, phase, player, received, source, raw, sha256, status, ack, ready) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [game_id, number, player, received, source, raw, hashlib.sha256(raw).hexdigest(),
+             ack.status, ack.text, int(ack.ready)]).lastrowid
         if mail is not None:
             outbox.queue_ack(db, ack, mail)  # mail: the acknowledgement goes out with the submission
     return ack
@@ -474,19 +498,17 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     game_update = {"phase": new_number, "deadline": schedule.iso(due_next)}
     if over:
         game_update.update(status="finished", finished=schedule.iso(opened), outcome=dumps(rules.outcome(res.state)))
-    db["phases"].update((game_id, number), {
-        "resolved": schedule.iso(opened), "nmr": dumps(res.nmr),
-        "used": dumps({p: row["id"] for p, row in latest.items()}),
-    })
-    db["events"].insert_all(
-        {"game_id": game_id, "phase": number, "seq": i, "data": dumps(e)} for i, e in enumerate(res.events)
-    )
-    db["phases"].insert({
+    # issue 17: plain SQL on this path (sqlite-utils reads the tables' schema at each call)
+    db.execute("UPDATE phases SET resolved = ?, nmr = ?, used = ? WHERE game_id = ? AND number = ?",
+               [schedule.iso(opened), dumps(res.nmr), dumps({p: row["id"] for p, row in latest.items()}), game_id, number])
+    db.conn.executemany("INSERT INTO events (game_id, phase, seq, data) VALUES (?, ?, ?, ?)",
+                        [(game_id, number, i, dumps(e)) for i, e in enumerate(res.events)])
+    _insert_row(db, "phases", {
         "game_id": game_id, "number": new_number, "state": dumps(res.state),
         "state_hash": engine.state_hash(res.state), "active": dumps(engine.active_players(rules, res.state)),
         "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,
     })
-    db["games"].update(game_id, game_update)
+    db.execute(f"UPDATE games SET {', '.join(f'[{k}] = ?' for k in game_update)} WHERE id = ?", [*game_update.values(), game_id])
     if due_next is not None:  # a deadline inside a declared absence moves to its end
         moved = controls.apply_absences(db, game_id, new_number, game_update["deadline"],
                                         engine.active_players(rules, res.state))

@@ -63,6 +63,16 @@ _SECTION_HEADER = re.compile(
     r"^\*?(from|sent|date|to|cc|subject|reply-to|von|gesendet|an|betreff|datum|de|envoyé|à|objet|enviado|para|asunto)\*?\s*:",
     re.IGNORECASE,
 )
+_RULE = re.compile(r"_{10,}")
+_FROM_LINE = re.compile(r"^\*?(from|von|de)\*?\s*:\s*\S", re.IGNORECASE)
+_ON = re.compile(r"^(on|am|le|el|il|op)\s", re.IGNORECASE)
+
+
+def _attribution(line: str) -> bool:
+    """Whether a line (stripped) is an attribution ("On ... wrote:"): it ends with ':'."""
+    return line.endswith(":") and _ATTRIBUTION.search(line) is not None
+
+
 _MOBILE = re.compile(
     r"^(sent from my \S.*|sent from (mail|outlook|yahoo mail|proton ?mail|gmail)\b.*|get outlook for (ios|android).*"
     r"|sent via \S.*|sent with proton ?mail.*|von meinem \S.* gesendet|envoyé de mon \S.*|enviado desde mi \S.*)$",
@@ -87,6 +97,13 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
     sig_depth: int | None = None
     i, n = 0, len(raw)
 
+    parts: dict[int, tuple[int, str]] = {}  # issue 17: each line split once
+
+    def split_at(j: int) -> tuple[int, str]:
+        if j not in parts:
+            parts[j] = split(raw[j])
+        return parts[j]
+
     def split(line: str) -> tuple[int, str]:
         line = line[: limit * 4] if len(line) > limit * 4 else line
         m = _QUOTE.match(line)
@@ -96,12 +113,12 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
 
     def section_header_at(j: int) -> bool:
         """An Outlook/forward header block starts at line j: From:, then Sent/Date and Subject."""
-        _, first = split(raw[j])
-        if not re.match(r"^\*?(from|von|de)\*?\s*:\s*\S", first.strip(), re.IGNORECASE):
+        _, first = split_at(j)
+        if not _FROM_LINE.match(first.strip()):
             return False
         names = set()
         for k in range(j + 1, min(j + 8, n)):
-            _, t = split(raw[k])
+            _, t = split_at(k)
             m = _SECTION_HEADER.match(t.strip())
             if not m:
                 break
@@ -110,9 +127,9 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
             names & {"subject", "betreff", "objet", "asunto", "to", "an", "à", "para"})
 
     while i < n:
-        qd, body = split(raw[i])
+        qd, body = split_at(i)
         stripped = body.strip()
-        if re.fullmatch(r"_{10,}", stripped) and i + 1 < n and section_header_at(i + 1):
+        if _RULE.fullmatch(stripped) and i + 1 < n and section_header_at(i + 1):
             i += 1  # Outlook's rule above the header block of the original
             continue
         if _SEPARATOR.match(stripped) or section_header_at(i):
@@ -120,17 +137,17 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
             sig_depth = None
             if _SEPARATOR.match(stripped):
                 i += 1
-            while i < n and (not split(raw[i])[1].strip() and i + 1 < n and section_header_at(i + 1)):
+            while i < n and (not split_at(i)[1].strip() and i + 1 < n and section_header_at(i + 1)):
                 i += 1
             if i < n and section_header_at(i):
-                while i < n and _SECTION_HEADER.match(split(raw[i])[1].strip()):
+                while i < n and _SECTION_HEADER.match(split_at(i)[1].strip()):
                     i += 1
             continue
         depth = qd + extra
-        if _ATTRIBUTION.search(stripped):
+        if stripped.endswith(":") and _ATTRIBUTION.search(stripped):  # (an attribution ends with ':')
             i += 1
             continue
-        if re.match(r"^(on|am|le|el|il|op)\s", stripped, re.IGNORECASE) and i + 1 < n and _ATTRIBUTION.search(split(raw[i + 1])[1].strip()):
+        if _ON.match(stripped) and i + 1 < n and _attribution(split_at(i + 1)[1].strip()):
             i += 2
             continue
         if sig_depth is not None:

@@ -255,9 +255,11 @@ def _since() -> str:
     return schedule.iso(schedule.now() - WINDOW)
 
 
-def _withhold(db, out: Outcome, why: str) -> int:
-    cur = db.execute("update outbox set status = 'withheld', last_error = ? where inbox_id = ? and status = 'queued'",
-                     [why, out.inbox_id])
+def _withhold(db, out: Outcome, why: str, floor: int = 0) -> int:
+    # issue 17: a message's mail was queued after `floor` (the outbox's last id before it), so
+    # only those rows are looked at (by id: the outbox has no index on inbox_id)
+    cur = db.execute("update outbox set status = 'withheld', last_error = ? where id > ? and inbox_id = ? and +status = 'queued'",
+                     [why, floor, out.inbox_id])
     return cur.rowcount
 
 
@@ -286,7 +288,7 @@ def gm_address(db, game_id: str | None) -> str | None:
         return clean_address(os.environ.get("PBEM_GM"))
 
 
-def _guessing(db, out: Outcome, sender: str | None) -> None:
+def _guessing(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
     if out.outcome != "rejected" or not out.reason.startswith("bad password") or not (out.game_id and out.player):
         return
     wrong = db.execute(
@@ -296,7 +298,7 @@ def _guessing(db, out: Outcome, sender: str | None) -> None:
     if wrong < GUESS_LIMIT:
         return
     why = f"not answered: {wrong + 1} wrong passwords for {out.player} in {out.game_id} within an hour (password guessing)"
-    _withhold(db, out, why)
+    _withhold(db, out, why, floor)
     out.reason = f"{out.reason} -- {why}"
     told = db.execute("select 1 from guard_log where kind = 'gm-told' and game_id = ? and player = ? and at >= ?",
                       [out.game_id, out.player, _since()]).fetchone()
@@ -318,12 +320,15 @@ def _guessing(db, out: Outcome, sender: str | None) -> None:
     _log(db, "gm-told", out, sender, f"GM told ({gm})" if gm else "no GM address: shown in pbem status", oid)
 
 
-def _reply_cap(db, out: Outcome, sender: str | None) -> None:
-    to = db.execute("select to_addr from outbox where inbox_id = ? and status = 'queued' limit 1", [out.inbox_id]).fetchone()
-    if not to or not (out.outcome == "rejected" or out.reason.startswith("help sent")):
+def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
+    if not (out.outcome == "rejected" or out.reason.startswith("help sent")):
         return
     if out.reason.startswith("bad password") and out.player:
         return  # a seat's wrong passwords: the guessing throttle's to judge (a player may mistype)
+    to = db.execute("select to_addr from outbox where id > ? and inbox_id = ? and +status = 'queued' limit 1",
+                    [floor, out.inbox_id]).fetchone()
+    if not to:
+        return
     addr = to[0]
     answered = db.execute(
         "select count(*) from outbox o join inbox i on i.id = o.inbox_id "
@@ -333,7 +338,7 @@ def _reply_cap(db, out: Outcome, sender: str | None) -> None:
     if answered < REPLY_CAP:
         return
     why = f"not answered: {answered} replies to {addr} within an hour already (the reply cap)"
-    _withhold(db, out, why)
+    _withhold(db, out, why, floor)
     out.reason = f"{out.reason} -- {why}"
     _log(db, "reply-cap", out, addr, why)
 
@@ -359,9 +364,10 @@ def guarded(dispatch: Callable[..., Outcome], db, item, raw: bytes, msg: Message
             if auto:
                 out.outcome, out.reason = "ignored", auto
                 return out
+    floor = db.execute("select max(id) from outbox").fetchone()[0] or 0  # the mail queued before this message
     result = dispatch(db, item, raw, msg, out, ctx)
     if result.inbox_id and result.outcome == "rejected" or (result.inbox_id and result.reason.startswith("help sent")):
         sender = sender_of(msg) if msg is not None else None
-        _guessing(db, result, sender)
-        _reply_cap(db, result, sender)
+        _guessing(db, result, sender, floor)
+        _reply_cap(db, result, sender, floor)
     return result

@@ -32,6 +32,16 @@ def raw_header(msg: Message | None, name: str) -> str:
     so that an encoded display name can never smuggle in another address."""
     if msg is None:
         return ""
+    seen = getattr(msg, "_pbem_headers", None)  # issue 17: an incoming message (ingest._parse) is read, never changed
+    if seen is not None:
+        key = name.lower()
+        if key not in seen:
+            seen[key] = _raw_header(msg, name)
+        return seen[key]
+    return _raw_header(msg, name)
+
+
+def _raw_header(msg: Message, name: str) -> str:
     try:
         value = msg.get(name)
     except Exception:

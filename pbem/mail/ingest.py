@@ -71,7 +71,9 @@ KEEP_OF_LARGE = 64 * 1024  # how much of a large message is read for its headers
 # --- processing one message ------------------------------------------------------------------------
 
 def _parse(raw: bytes) -> Message:
-    return email.message_from_bytes(raw)  # compat32: fast, lenient; headers decoded on demand
+    msg = email.message_from_bytes(raw)  # compat32: fast, lenient; headers decoded on demand
+    msg._pbem_headers = {}  # issue 17: each header read once (pbem.mail.headers.raw_header)
+    return msg
 
 
 def ingest_item(db, item: Item, ctx: Context) -> Outcome:

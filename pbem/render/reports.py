@@ -3,6 +3,8 @@ nothing a player may not see can reach their report."""
 
 from __future__ import annotations
 
+import pickle
+import re
 from functools import lru_cache
 
 import jinja2
@@ -92,6 +94,75 @@ def seat_notes(players: list[dict]) -> list[str]:
     return out
 
 
+# A reader's own variables in a report's context (text_reports), and report.txt.j2's locals.
+_OWN = frozenset(("player", "view", "colour", "events", "asked", "prompt", "order_groups", "summary", "press",
+                  "event_lines", "position_text", "title"))
+_BARE = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
+_VIEW_USE = re.compile(r"(?<![.\w])view\b(?:\.([A-Za-z_]\w*)\b(?!\s*\()|\[\s*(['\"])(\w+)\2\s*\])?")
+
+
+@lru_cache(maxsize=None)
+def _reads(name: str) -> tuple[frozenset[str], frozenset[str] | None] | None:
+    """The names a report part may read from its context (issue 17), found in its tags, on the
+    safe side (every name that stands alone, not after a dot), and the keys of `view` it reads
+    (None: `view` is used otherwise than as view.KEY or view["KEY"]). None when the part
+    includes, imports or extends another template."""
+    env = environment()
+    source = env.loader.get_source(env, name)[0]
+    source = "\n".join(re.findall(r"\{\{.*?\}\}|\{%.*?%\}", re.sub(r"\{#.*?#\}", "", source, flags=re.S), flags=re.S))  # the tags only
+    if re.search(r"\{%[-+]?\s*(include|import|from|extends)\b", source):
+        return None
+    names = frozenset(_BARE.findall(source))
+    keys = set()
+    for m in _VIEW_USE.finditer(source):
+        key = m.group(1) or m.group(3)
+        if not key or key in _DICT_ATTRS:
+            return names, None
+        keys.add(key)
+    return names, frozenset(keys)
+
+
+def _event_texts(rules, base: dict, events: list[dict], ctx: dict | None = None) -> dict[int, tuple[str, str]]:
+    """Each event's report line and the rule it cites, by id(event), as report.txt.j2 wrote
+    them (`common` imported with the context): once a turn for every reader (issue 17), as
+    events.j2 reads none of a reader's own variables; else once per reader (`ctx`)."""
+    env = environment()
+    common_t = env.get_template("events.j2")
+    reads = _reads(common_t.name)
+    if ctx is None and (reads is None or reads[0] & _OWN):
+        return {}
+    common = common_t.make_module(vars=dict(base if ctx is None else ctx))
+    game_events = env.select_template([f"{rules.info.name}/events.j2", "generic/events.j2"]).module
+    types = common.TYPES
+    out = {}
+    for e in events:
+        if id(e) in out:
+            continue
+        text = str(game_events.line(e) if env.getattr(e, "type") not in types else common.line(e)).strip()
+        out[id(e)] = (text, base["cite"](e) if text else "")
+    return out
+
+
+def _render_part(template: jinja2.Template, ctx: dict, own: set[str], memo: dict) -> str:
+    """An included part of a report rendered on its own (as `{% include %}` would, with the
+    report's context): once for every reader whose own variables (`own`) it reads are the
+    same (issue 17)."""
+    reads = _reads(template.name)
+    if reads is None:
+        return template.render(**ctx)
+    names, view_keys = reads
+    names = names & own
+    view = ctx["view"]
+    if view_keys is not None and type(view) is dict:
+        names = names - {"view"}
+        key = pickle.dumps([(k, ctx[k]) for k in sorted(names)] + [(k, k in view, view.get(k)) for k in sorted(view_keys)])
+    else:
+        key = pickle.dumps([(k, ctx[k]) for k in sorted(names)])
+    if key not in memo:
+        memo[key] = template.render(**ctx)
+    return memo[key]
+
+
 def text_reports(rules, game: dict, players: list[dict], state: dict, events: list[dict], number: int) -> dict[str, str]:
     """Every report of one turn: one per player, and the public one under the key ''."""
     sched = loads(game["schedule"])
@@ -114,6 +185,11 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
         "cite": lambda e: citations.cite_event(rules.data, e),  # issue 18: the rule each event applies
         "rules_text": citations.rules_text(rules.data),
     }
+    texts = _event_texts(rules, base, events)  # issue 17: what every reader shares, rendered once
+    position = environment().select_template([f"{rules.info.name}/position.txt.j2", "generic/position.txt.j2"])
+    memo: dict = {}
+    requests = rules.requests(state)
+    report = environment().get_template("report.txt.j2")
     out = {}
     for viewer in [None] + [p["name"] for p in players]:
         view = rules.view(state, viewer)
@@ -124,10 +200,14 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
             colour=next((p.get("colour") for p in view.get("players", []) if p.get("name") == viewer), None),
             events=visible_events(events, viewer),
             asked=viewer in asked,
-            prompt=next((r.prompt for r in rules.requests(state) if r.player == viewer), ""),
+            prompt=next((r.prompt for r in requests if r.player == viewer), ""),
             order_groups=_order_groups(rules, state, viewer) if viewer in asked else [],
             summary=rules.summary(view),  # the position in labelled words, from this viewer's view
             press=press.get(viewer or "", []),  # the press this viewer may read, senders as they may see them
         )
-        out[viewer or ""] = render("report.txt.j2", **ctx)
+        own = set(ctx) - set(base)
+        lines = texts if texts and own <= _OWN else _event_texts(rules, base, ctx["events"], ctx)
+        ctx["event_lines"] = [lines[id(e)] for e in ctx["events"]]
+        ctx["position_text"] = _render_part(position, ctx, own, memo)
+        out[viewer or ""] = report.render(**ctx)
     return out
