@@ -182,6 +182,10 @@ def test_the_default_is_todays_state():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_random_play_with_reactions_asked_keeps_every_card_and_every_secret(seed):
+    from pbem.core.citations import cite_event
+    from pbem.render.html import event_texter
+
+    sentence = event_texter("ohgods", True)
     rules = get_rules("ohgods")
     players = ["p1", "p2", "p3"]
     state, _ = engine.start(rules, players, {"reactions": "ask"}, str(seed))
@@ -201,6 +205,9 @@ def test_random_play_with_reactions_asked_keeps_every_card_and_every_secret(seed
                    for p in engine.active_players(rules, state)}
         res = engine.resolve(rules, state, scripts, str(seed))
         for e in res.events:
+            text = sentence(e)  # every event of the ask path reads as a sentence and names its rule
+            assert text and not text.startswith(f"{e['type']}:") and text != e["type"], (e, text)
+            assert cite_event(rules.data, e), f"no rule cited for {e}"
             if e["type"] in ("no_block", "not_blocked", "block_policy", "dealt", "formed"):
                 assert e.get("to") in players, e
             if e["type"] == "order" and e["order"] in ("block", "allow"):
@@ -301,6 +308,7 @@ def test_deity_the_default_is_todays_state_and_a_battle_asks_no_one():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_deity_random_play_with_reactions_asked_keeps_every_card_and_every_secret(seed):
+    from pbem.core.citations import cite_event
     from pbem.render.html import event_texter
 
     sentence = event_texter("deity", True)
@@ -329,6 +337,7 @@ def test_deity_random_play_with_reactions_asked_keeps_every_card_and_every_secre
         for e in res.events:
             text = sentence(e)  # every event of the ask path reads as a sentence in the reports
             assert text and not text.startswith(f"{e['type']}:") and text != e["type"], (e, text)
+            assert cite_event(rules.data, e), f"no rule cited for {e}"  # ...and names its rule (issue 18)
             if e["type"] in ("no_card", "standing", "drew"):
                 assert e.get("to") in players, e
             if e["type"] == "order" and e["order"].startswith(("play abjuration", "play resurrection", "pass")) \
