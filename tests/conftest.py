@@ -1,6 +1,12 @@
-"""Shared fixtures: a fresh store, the CLI run in-process, and a GODS game factory."""
+"""Shared fixtures: a fresh store, the CLI run in-process or installed (`run`), and a GODS game factory."""
 
 from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -10,6 +16,24 @@ from pbem.cli import app
 from pbem.host.store import open_db
 
 render.install()  # the host writes reports with the render layer's renderer, as under the CLI
+
+PBEM = shutil.which("pbem", path=str(Path(sys.executable).parent))  # the installed console script
+
+
+@pytest.fixture
+def run(tmp_path):
+    """Run the installed `pbem ARGS...` (a subprocess, as a user runs it) against a store and
+    turns folder in tmp_path; returns the CompletedProcess."""
+    assert PBEM, "the pbem console script is not installed beside this Python (make venv installs it)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"))
+
+    def pbem(*args, input=None):
+        return subprocess.run([PBEM, *map(str, args)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                              input=input, timeout=60)
+
+    pbem.env, pbem.cwd = env, tmp_path
+    return pbem
 
 
 @pytest.fixture

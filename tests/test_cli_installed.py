@@ -7,29 +7,12 @@ and exits 1; only a real bug is an "internal error" (exit 70). No traceback in a
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-PBEM = shutil.which("pbem", path=str(Path(sys.executable).parent))
-
-
-@pytest.fixture
-def run(tmp_path):
-    assert PBEM, "the pbem console script is not installed beside this Python (make venv installs it)"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
-    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"))
-
-    def pbem(*args, input=None):
-        return subprocess.run([PBEM, *map(str, args)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                              input=input, timeout=60)
-
-    pbem.env, pbem.cwd = env, tmp_path
-    return pbem
-
+from conftest import PBEM  # noqa: I001 (the installed console script; the `run` fixture is in conftest)
 
 USAGE_ERRORS = [
     (("resolve", "--bogus"), "No such option: --bogus"),

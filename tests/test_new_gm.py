@@ -4,30 +4,10 @@ met where the user meets it -- the installed `pbem`, real mail, `pbem ingest`.""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from test_mail_commands import game, reply_of, send, snapshot  # noqa: F401  (the fixture `game` and helpers)
-
-PBEM = shutil.which("pbem", path=str(Path(sys.executable).parent))
-
-
-@pytest.fixture
-def run(tmp_path):
-    assert PBEM, "the pbem console script is not installed beside this Python (make venv installs it)"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
-    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"))
-
-    def pbem(*args, input=None):
-        return subprocess.run([PBEM, *map(str, args)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                              input=input, timeout=60)
-
-    pbem.env, pbem.cwd = env, tmp_path
-    return pbem
 
 
 def eml(where: Path, name: str, sender: str, body: str, subject: str = "hello") -> Path:

@@ -229,30 +229,41 @@ def test_random_play_with_reactions_asked_keeps_every_card_and_every_secret(seed
 DEITY_PLAYERS = ["red:red@example.org", "blue:blue@example.org", "green:green@example.org"]
 
 
-def deity_game(db, turns, options: dict, game_id: str = "d1") -> None:
-    """Red's Miracle phase, a Fire in hand against blue's forest; blue holds an Abjuration."""
+BLANK_HEX = {"owner": None, "pop": 0, "armies": 0, "monsters": 0, "temple": False, "blight": None}
+
+
+def arranged_deity_game(db, turns, options: dict, game_id: str, land: dict, hands: dict, blue_resurrects: int,
+                        step: str) -> None:
+    """A new Deity game of red, blue and green arranged by hand: `land` (hex -> fields over a
+    blank hex), the hands (the deck holds the rest of the cards), blue's standing orders
+    (abjure anything; resurrect at `blue_resurrects`+ losses), red on turn at `step`."""
     host.new_game(db, "deity", game_id, DEITY_PLAYERS, seed="7", options=options,
                   sched=schedule.make_schedule("72h", None, None), turns=turns)
     rules = get_rules("deity")
-    row = read.phase(db, game_id, 1)
-    state = loads(row["state"])
+    state = loads(read.phase(db, game_id, 1)["state"])
     g = state["game"]
-    blank = {"owner": None, "pop": 0, "armies": 0, "monsters": 0, "temple": False, "blight": None}
-    g["land"] = {"2,2": dict(blank, terrain="plains", owner="red", pop=4), "3,2": dict(blank, terrain="plains"),
-                 "4,2": dict(blank, terrain="forest", owner="blue", pop=5),
-                 "4,5": dict(blank, terrain="plains", owner="green", pop=5)}
-    g["hands"] = {"red": ["fire", "prophet"], "blue": ["abjuration", "plague", "chasm"], "green": ["earthquake"]}
-    used = [c for h in g["hands"].values() for c in h]
+    g["land"] = {at: dict(BLANK_HEX, **fields) for at, fields in land.items()}
+    g["hands"] = hands
     deck = [c for c in rules.tab.card_ids for _ in range(2)]
-    for c in used:
+    for c in (c for h in hands.values() for c in h):
         deck.remove(c)
     g["deck"], g["discard"], g["round"] = deck, [], 1
-    g["standing"]["blue"] = {"abjure": [{"card": "any", "mine": False}], "resurrect": 0}
+    g["standing"]["blue"] = {"abjure": [{"card": "any", "mine": False}], "resurrect": blue_resurrects}
     g["turn"] = rules._fresh_turn("red")
-    g["turn"]["step"] = "miracle"
+    g["turn"]["step"] = step
     state["flow"].update(phase="turn", active=["red"], sealed=False, prompt="red: your turn")
     db["phases"].update((game_id, 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
                                        "active": dumps(["red"])})
+
+
+def deity_game(db, turns, options: dict, game_id: str = "d1") -> None:
+    """Red's Miracle phase, a Fire in hand against blue's forest; blue holds an Abjuration."""
+    arranged_deity_game(
+        db, turns, options, game_id,
+        land={"2,2": dict(terrain="plains", owner="red", pop=4), "3,2": dict(terrain="plains"),
+              "4,2": dict(terrain="forest", owner="blue", pop=5), "4,5": dict(terrain="plains", owner="green", pop=5)},
+        hands={"red": ["fire", "prophet"], "blue": ["abjuration", "plague", "chasm"], "green": ["earthquake"]},
+        blue_resurrects=0, step="miracle")
 
 
 def test_deity_a_card_asks_the_next_player_alone_with_the_short_deadline(db, turns, clock):
@@ -357,29 +368,13 @@ def test_deity_random_play_with_reactions_asked_keeps_every_card_and_every_secre
 def deity_battle_game(db, turns, options: dict, game_id: str = "b1") -> None:
     """Red's Battle phase: ten armies next to blue's river valley of 25 population, which no
     first round can empty (20 attack dice) nor strip red of his armies; blue's hand is secret."""
-    host.new_game(db, "deity", game_id, DEITY_PLAYERS, seed="7", options=options,
-                  sched=schedule.make_schedule("72h", None, None), turns=turns)
-    rules = get_rules("deity")
-    row = read.phase(db, game_id, 1)
-    state = loads(row["state"])
-    g = state["game"]
-    blank = {"owner": None, "pop": 0, "armies": 0, "monsters": 0, "temple": False, "blight": None}
-    g["land"] = {"2,2": dict(blank, terrain="plains", owner="red", pop=2, armies=10),
-                 "3,2": dict(blank, terrain="river", owner="blue", pop=25),
-                 "2,3": dict(blank, terrain="plains"),
-                 "4,5": dict(blank, terrain="plains", owner="green", pop=5)}
-    g["hands"] = {"red": ["prophet"], "blue": ["plague", "chasm"], "green": ["earthquake"]}
-    used = [c for h in g["hands"].values() for c in h]
-    deck = [c for c in rules.tab.card_ids for _ in range(2)]
-    for c in used:
-        deck.remove(c)
-    g["deck"], g["discard"], g["round"] = deck, [], 1
-    g["standing"]["blue"] = {"abjure": [{"card": "any", "mine": False}], "resurrect": 2}
-    g["turn"] = rules._fresh_turn("red")
-    g["turn"]["step"] = "battle"
-    state["flow"].update(phase="turn", active=["red"], sealed=False, prompt="red: your turn")
-    db["phases"].update((game_id, 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
-                                       "active": dumps(["red"])})
+    arranged_deity_game(
+        db, turns, options, game_id,
+        land={"2,2": dict(terrain="plains", owner="red", pop=2, armies=10),
+              "3,2": dict(terrain="river", owner="blue", pop=25), "2,3": dict(terrain="plains"),
+              "4,5": dict(terrain="plains", owner="green", pop=5)},
+        hands={"red": ["prophet"], "blue": ["plague", "chasm"], "green": ["earthquake"]},
+        blue_resurrects=2, step="battle")
 
 
 BATTLE_ORDERS = ("attack 2,2 -> 3,2 10 retreat 1", "move 1 pop 2,2 -> 2,3", "pass")
