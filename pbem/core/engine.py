@@ -44,7 +44,6 @@ submission covers several turns (both default to the behaviour without them):
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import pickle

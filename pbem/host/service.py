@@ -34,12 +34,6 @@ log = logging.getLogger("pbem.host")
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 RESERVED = {"public", "reports", "all"}
-WORDS = (
-    "amber anvil arrow aspen birch cedar cloud comet coral delta ember falcon fern flint "
-    "frost grove harbor heron iris jade juniper lamp lark linen maple marble meadow mist "
-    "oak olive onyx orchid pearl pine quartz raven reed river sage slate spruce stone "
-    "thistle tiger torch tulip willow wren"
-).split()
 DEFAULT_TURNS = "turns"
 
 

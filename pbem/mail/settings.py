@@ -107,6 +107,17 @@ def config_path(explicit: str | None = None) -> Path | None:
     return path if path.is_file() else None
 
 
+def _over_the_file(s, env: dict[str, str], overrides: dict) -> None:
+    """What overrides pbem.toml, in order: the environment variables of `env` (attribute ->
+    variable), then the caller's own values (a command's options) that are not None."""
+    for attr, var in env.items():
+        if os.environ.get(var):
+            setattr(s, attr, os.environ[var])
+    for attr, value in overrides.items():
+        if value is not None:
+            setattr(s, attr, value)
+
+
 def load_settings(config: str | None = None, **overrides) -> MailSettings:
     """Settings from pbem.toml's [mail] table, then the environment, then `overrides`
     (command-line options; None means not given)."""
@@ -121,12 +132,7 @@ def load_settings(config: str | None = None, **overrides) -> MailSettings:
         for attr, key in FILE_KEYS.items():
             if key in table:
                 setattr(s, attr, table[key])
-    for attr, var in ENV.items():
-        if os.environ.get(var):
-            setattr(s, attr, os.environ[var])
-    for attr, value in overrides.items():
-        if value is not None:
-            setattr(s, attr, value)
+    _over_the_file(s, ENV, overrides)
     try:
         s.port = int(s.port) if s.port not in (None, "") else None
         s.timeout = float(s.timeout)
@@ -251,12 +257,7 @@ def load_imap_settings(config: str | None = None, **overrides) -> ImapSettings:
     for key in IMAP_KEYS:
         if key in table:
             setattr(s, key, table[key])
-    for attr, var in IMAP_ENV.items():
-        if os.environ.get(var):
-            setattr(s, attr, os.environ[var])
-    for attr, value in overrides.items():
-        if value is not None:
-            setattr(s, attr, value)
+    _over_the_file(s, IMAP_ENV, overrides)
     try:
         s.port = int(s.port) if s.port not in (None, "") else None
         s.timeout = float(s.timeout)

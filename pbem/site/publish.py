@@ -38,7 +38,7 @@ from pbem.core.errors import NotFound, PbemError
 from pbem.core.registry import games_dir, templates_dir
 from pbem.render.html import (
     Game, Turn, chart_data, details, event_items, game_static, game_summary, load_game,
-    players_table, render, render_chart, render_map, summary, url_segment,
+    players_table, render, render_chart, render_map, url_segment,
 )
 
 SITE_FORMAT = 1
