@@ -5,6 +5,8 @@ Pure: state in, state and events out. This module keeps the flow of the eras, th
 orders (enumerated, or parsed for the verbs with free-form arguments), `apply` as a dispatch
 to the mechanics, the views and the bots' choices. The board mechanics live beside it:
 
+* positions.py  -- who plays what: positions (a belief or a covenant), the ring, turn order,
+                   controllers and levels
 * world.py      -- the map (read and checked), population, hands, the Soul Bank ledger, the
                    special units' blessing (CHOICE 31)
 * population.py -- Phase 1 (infidel growth, pacification, reproduction, overflow), Phase 3
@@ -55,7 +57,7 @@ from pbem.core.errors import DataError, IllegalOrderError, InvalidOrderError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
-from . import bot
+from . import bot, positions
 from .battle import assassinate, assassinate_orders, resolve_battle
 from .conversion import (
     convert,
@@ -223,25 +225,15 @@ class FaithRules(Rules):
     # --- helpers ---------------------------------------------------------------------------
     @staticmethod
     def _belief(g: dict, player: str) -> str | None:
-        for b, x in g["beliefs"].items():
-            if x["player"] == player and x["alive"]:
-                return b
-        return None
+        """The player's first living position (positions.primary)."""
+        return positions.primary(g, player)
 
     def order(self, g: dict) -> list[str]:
-        """turn_order: the initiative holder's belief, then clockwise; living, not in limbo."""
-        seats = g["seats"]
-        holder = g["beliefs"].get(g["initiative"], {}).get("player", seats[0])
-        i = seats.index(holder)
-        out = []
-        for p in seats[i:] + seats[:i]:
-            b = self._belief(g, p)
-            if b and not g["beliefs"][b]["limbo"]:
-                out.append(b)
-        return out
+        """turn_order: the initiative holder's position, then clockwise; living, not in limbo."""
+        return positions.turn_order(g)
 
     def _players(self, g: dict) -> list[str]:
-        return [g["beliefs"][b]["player"] for b in self.order(g)]
+        return positions.players_in_order(g)
 
     # --- the era ---------------------------------------------------------------------------
     def _begin_action(self, state: dict) -> list[Event]:
