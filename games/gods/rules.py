@@ -40,6 +40,7 @@ unless named otherwise; `apply "x"` is the branch of apply for the order x):
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Sequence
 
@@ -112,7 +113,18 @@ def article(word: str) -> str:
 
 
 
-_FRONTIERS: dict[frozenset, list] = {}  # occupied cells -> GodsRules._frontier_list
+_FRONTIERS: dict[frozenset, list] = {}  # occupied cells -> [GodsRules._frontier_list, adjoining, counts]
+_ORDER: dict[str, tuple[int, int]] = {}  # a cell's key -> (r, q): the legal list's order of frontier cells
+
+
+def _rq(k: str) -> tuple[int, int]:
+    found = _ORDER.get(k)
+    if found is None:
+        if len(_ORDER) >= 1 << 16:
+            _ORDER.clear()
+        q, r = parse_key(k)
+        found = _ORDER[k] = (r, q)
+    return found
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -144,29 +156,19 @@ class _LegalList(Sequence):
         display = g["display"]
         money = g["crystals"][player]
         board = g["board"]
-        self.frontier = rules._frontier_list(board)
-        # the placements come first: per frontier cell, its tribes, temple and wasteland
-        colours = sorted({c[6:] for c in display if c.startswith("tribe:")})
-        tribe_cost, temple_cost = rules.r["tribe_cost_per_neighbour"], rules.r["temple_cost_per_neighbour"]
-        temples, waste = g["temples_left"][player] > 0, "wasteland" in display
-        self.cells = []
-        for k, adj, _ in self.frontier:
-            here = [("tribe", c) for c in colours] if adj * tribe_cost <= money else []
-            if temples and adj * temple_cost <= money:
-                here.append(("temple", None))
-            if waste:
-                here.append(("wasteland", None))
-            if here:
-                self.cells.append((k, here))
-        self.head = sum(len(h) for _, h in self.cells)
+        self.frontier, by_adjoined, single = rules._frontier_counts(board)
+        # the placements come first: per frontier cell, its tribes, temple and wasteland;
+        # counted from how many frontier cells adjoin each number of cards (issue 17)
+        self.colours = sorted({c[6:] for c in display if c.startswith("tribe:")})
+        self.tribe_cost, self.temple_cost = rules.r["tribe_cost_per_neighbour"], rules.r["temple_cost_per_neighbour"]
+        self.money = money
+        self.temples, self.waste = g["temples_left"][player] > 0, "wasteland" in display
+        self.head = sum(n * (len(self.colours) * (adj * self.tribe_cost <= money)
+                             + (self.temples and adj * self.temple_cost <= money) + self.waste)
+                        for adj, n in enumerate(by_adjoined))
         self.tail = list(rules._legal(state, player, "pass"))
-        wastes = sorted((k for k, c in board.items() if c["kind"] == "wasteland"), key=lambda k: parse_key(k)[::-1])
+        wastes = sorted((k for k, c in board.items() if c["kind"] == "wasteland"), key=_rq)
         self.verbs = [v for v, ok in (("whirlwind", "whirlwind" in display), ("move", money >= rules.r["reposition_cost"])) if ok]
-        single: dict[str, int] = {}
-        for _, adj, cards in self.frontier:
-            if adj == 1:
-                (only,) = cards
-                single[only] = single.get(only, 0) + 1
         self.moves = [(src, (len(self.frontier) - single.get(src, 0)) * len(self.verbs)) for src in wastes] if self.verbs else []
         self.size = self.head + sum(n for _, n in self.moves) + len(self.tail)
 
@@ -181,7 +183,12 @@ class _LegalList(Sequence):
         if not 0 <= i < self.size:
             raise IndexError(i)
         if i < self.head:
-            for k, here in self.cells:
+            for k, adj, _ in self.frontier:
+                here = [("tribe", c) for c in self.colours] if adj * self.tribe_cost <= self.money else []
+                if self.temples and adj * self.temple_cost <= self.money:
+                    here.append(("temple", None))
+                if self.waste:
+                    here.append(("wasteland", None))
                 if i < len(here):
                     return _placement(here[i][0], k, here[i][1])
                 i -= len(here)
@@ -331,19 +338,95 @@ class GodsRules(Rules):
     def _frontier(self, board: dict) -> list[tuple[int, int]]:
         return sorted(self._frontier_cards(board), key=lambda c: (c[1], c[0]))
 
-    def _frontier_list(self, board: dict) -> list[tuple[str, int, set[str]]]:
+    def _frontier_list(self, board: dict) -> list[tuple[str, int, frozenset[str]]]:
         """The frontier cells in the legal list's order, each as (key, cards adjoined, their keys);
-        it depends on the occupied cells alone, so the last few are remembered (read only)."""
+        it depends on the occupied cells alone, so the last few are remembered (read only).
+        Issue 17: a board one or two cards away from the last one found (an action places,
+        lifts or moves a card) is worked out from it, so the cost does not grow with the board."""
         cells = frozenset(board)
         found = _FRONTIERS.get(cells)
+        if found is not None:
+            return found[0]
+        return self._frontier_found(board, cells)[0]
+
+    def _frontier_counts(self, board: dict) -> tuple[list[tuple[str, int, frozenset[str]]], list[int], dict[str, int]]:
+        """The frontier (as _frontier_list), how many of its cells adjoin 0..6 cards, and for
+        each card how many cells adjoin it alone (remembered with the frontier)."""
+        cells = frozenset(board)
+        found = _FRONTIERS.get(cells) or self._frontier_found(board, cells)
+        if found[2] is None:
+            by_adjoined = [0] * 7
+            single: dict[str, int] = {}
+            for _, adj, cards in found[0]:
+                by_adjoined[adj] += 1
+                if adj == 1:
+                    (only,) = cards
+                    single[only] = single.get(only, 0) + 1
+            found[2] = (by_adjoined, single)
+        return found[0], *found[2]
+
+    def _frontier_found(self, board: dict, cells: frozenset) -> list:
+        """The frontier of the occupied `cells` as remembered in _FRONTIERS: [the list, the
+        cards each cell adjoins, the counts of _frontier_counts or None]. From the last one
+        found when the two boards differ by a few cards, else from scratch."""
+        found = None
+        if _FRONTIERS:
+            last_cells = next(reversed(_FRONTIERS))
+            added, removed = cells - last_cells, last_cells - cells
+            if len(added) + len(removed) <= 4:
+                found = self._frontier_moved(_FRONTIERS[last_cells], cells, added, removed)
         if found is None:
-            adjoining = self._frontier_cards(board)
-            found = [(key(*cell), len(adjoining[cell]), frozenset(adjoining[cell]))
-                     for cell in sorted(adjoining, key=lambda c: (c[1], c[0]))]
-            if len(_FRONTIERS) >= 64:
-                _FRONTIERS.pop(next(iter(_FRONTIERS)))
-            _FRONTIERS[cells] = found
+            adjoining = {key(*cell): frozenset(ks) for cell, ks in self._frontier_cards(board).items()}
+            found = [[(k, len(adjoining[k]), adjoining[k]) for k in sorted(adjoining, key=_rq)], adjoining, None]
+        if len(_FRONTIERS) >= 64:
+            _FRONTIERS.pop(next(iter(_FRONTIERS)))
+        _FRONTIERS[cells] = found
         return found
+
+    @staticmethod
+    def _frontier_moved(last: list, cells: frozenset[str], added: set[str], removed: set[str]) -> list:
+        """The frontier of the occupied `cells` (as _frontier_found) from `last`, that of a
+        board which had the cards `removed` and not those `added`: only the cells around the
+        cards that changed are looked at (issue 17), so the cost does not grow with the board."""
+        before = last[1]
+        adjoining = dict(before)
+        kept = cells - added  # the cards on both boards
+        for k in removed:  # each lifted card: its empty neighbours adjoin it no more; its cell is empty now
+            for _, nk in _around(k):
+                ks = adjoining.get(nk)
+                if ks is not None and k in ks:
+                    if len(ks) == 1:
+                        del adjoining[nk]
+                    else:
+                        adjoining[nk] = ks - {k}
+            near = frozenset(nk for _, nk in _around(k) if nk in kept)
+            if near:
+                adjoining[k] = near
+        for k in added:  # each new card: its cell is no longer empty; its empty neighbours adjoin it
+            adjoining.pop(k, None)
+            for _, nk in _around(k):
+                if nk not in cells:
+                    adjoining[nk] = adjoining.get(nk, frozenset()) | {k}
+        touched = {nk for k in added | removed for _, nk in _around(k)} | added | removed
+        # the list: the last one's cells in their order, changed where touched, new cells put in place
+        entries = [e if e[0] not in touched else (e[0], len(adjoining[e[0]]), adjoining[e[0]])
+                   for e in last[0] if e[0] not in touched or e[0] in adjoining]
+        for k in [k for k in touched if k in adjoining and k not in before]:
+            bisect.insort(entries, (k, len(adjoining[k]), adjoining[k]), key=lambda e: _rq(e[0]))
+        counts = None
+        if last[2] is not None:  # the counts, changed by the touched cells alone
+            by_adjoined, single = list(last[2][0]), dict(last[2][1])
+            for table, sign in ((before, -1), (adjoining, 1)):
+                for k in touched:
+                    ks = table.get(k)
+                    if ks is None:
+                        continue
+                    by_adjoined[len(ks)] += sign
+                    if len(ks) == 1:
+                        (only,) = ks
+                        single[only] = single.get(only, 0) + sign
+            counts = (by_adjoined, {k: n for k, n in single.items() if n})
+        return [entries, adjoining, counts]
 
     @staticmethod
     def _frontier_cards(board: dict) -> dict[tuple[int, int], set[str]]:
@@ -416,7 +499,7 @@ class GodsRules(Rules):
                 if waste:
                     yield _placement("wasteland", k)
         if relocate:
-            wastes = sorted((k for k, c in board.items() if c["kind"] == "wasteland"), key=lambda k: parse_key(k)[::-1])
+            wastes = sorted((k for k, c in board.items() if c["kind"] == "wasteland"), key=_rq)
             can_whirl = "whirlwind" in display and verb in (None, "whirlwind")
             can_move = money >= self.r["reposition_cost"] and verb in (None, "move")
             if wastes and (can_whirl or can_move):
