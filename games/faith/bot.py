@@ -146,6 +146,30 @@ def _estimate(rules, state, order) -> float:
     return (a + 3.5) / (d + 3.5)
 
 
+def bid_choice(g: dict, player: str, bids: list, rng):
+    """A sealed maximum: mostly a modest share of the hand (a quarter or half of it, or 1),
+    sometimes nothing; never the whole hand (the examples stop at half)."""
+    pos = bids[0].payload[2]
+    mine = [o for o in bids if o.payload[2] == pos]
+    weights = {0: 1, 1: 2}
+    pool = [o for o in mine for _ in range(weights.get(o.payload[1], 3))]
+    return rng.choice(pool)
+
+
+def live_bid_choice(g: dict, player: str, by: dict, done, rng):
+    """bidding=live: stay in while the amount is within a third of the hand (a random
+    appetite), raise now and then, else pass."""
+    a = g["auction"]
+    limit = max(1, hand_total(g, player) // rng.choice((2, 3, 4)))
+    opts = sorted(by.get("bid", []), key=lambda o: o.payload[1])
+    ok = [o for o in opts if o.payload[1] <= limit]
+    if not ok or rng.random() < 0.15:
+        return done
+    if a["current"] and ok[0].payload[1] == a["current"] and rng.random() < 0.6:
+        return ok[0]
+    return rng.choice(ok)
+
+
 def choose(rules, state, player, legal, rng):
     """A bot that plays the game forward: it places and raises on green land, converts when it
     can, attacks when the odds look good, spreads its people, and uses its interventions."""
@@ -171,7 +195,12 @@ def choose(rules, state, player, legal, rng):
                 return free[0]
             if rng.random() < 0.4:
                 return rng.choice(by["flip"])
+        bids = [o for o in by.get("bid", []) if o.payload[2] not in g["bids"]]
+        if bids and rng.random() < 0.75:
+            return bid_choice(g, player, bids, rng)
         return done
+    if phase == "bidding":
+        return live_bid_choice(g, player, by, done, rng)
     if phase == "divine":
         hand = hand_total(g, player)
         picks = []

@@ -24,8 +24,10 @@ The flow of an era (flow phases in quotes; a god is one player with one belief i
   to the highest level (ties: the youngest, CHOICE 16).
 * era 1 starts at Phase 5. Era n >= 2: Phase 1 runs by itself (standing `overflow` orders
   say where newborns go); Phase 2 does nothing yet (part 2: negotiation); Phase 3
-  ("powerup", sealed): `flip` orders, executed in initiative order; Phase 4 keeps the
-  initiative with its holder (part 2: bidding), then the Renaissance (eras 25-30).
+  ("powerup", sealed): `flip` orders, executed in initiative order, and each position's
+  sealed maximum `bid N`; Phase 4 (auction.py) plays the text's auction from the maxima
+  (bidding=live: the flow phase "bidding" asks one position at a time, `bid N` or `pass`),
+  every stack spent; then the Renaissance (eras 25-30).
 * Phase 5 ("action"). `pace=compact` (default): one submission per god for the whole phase,
   run by the engine in steps (Rules.step_of): every god's Generation lines in initiative
   order, then every god's Mobilization lines, then Conversion and Slaughter, then Movement
@@ -57,7 +59,7 @@ from pbem.core.errors import DataError, IllegalOrderError, InvalidOrderError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
-from . import bot, positions
+from . import auction, bot, positions
 from .battle import assassinate, assassinate_orders, resolve_battle
 from .conversion import (
     convert,
@@ -105,10 +107,13 @@ GAME_INFO = GameInfo(
     options={
         "pace": "compact (default: one submission per god per phase, run step by step in initiative order) or live (one god and one turn at a time)",
         "youngest": "the players, youngest first, comma-separated (for the initiative ties); default: an order drawn at set-up",
+        "bidding": "proxy (default: one sealed maximum `bid N` with the Power-Up, the auction played from it) or live "
+                   "(Phase 4 asked one position at a time: a deadline for every match, raise or pass)",
     },
 )
 
-PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side"})
+PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side",
+                    "bid"})
 ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side")
 
 GRAMMAR = Grammar(
@@ -116,6 +121,8 @@ GRAMMAR = Grammar(
         "belief": ("word", "set-up: the belief you play (several lines: your preferences, best first)"),
         "level": ("int", "set-up: your start level, 1 (10 faith), 2 (5) or 3 (3)"),
         "flip": ("int|all|free HEX?", "Power-Up: flip N pacified chips at HEX to unrest for faith (`flip all`, `flip free`)"),
+        "bid": ("int word?", "Phase 3-4: your sealed maximum for the initiative (`bid 7`; `bid 7 BELIEF` for each of two "
+                "beliefs); bidding=live: `bid N` puts your stack to N (match or raise), `pass` drops out"),
         "place": ("int word? HEX", "Generation: place N faith from your hand at HEX (`place 3 23`, `place 2 odin 23`)"),
         "raise": ("word HEX", "Mobilization: apostle (1 faith), militia (2), knight (3), hero or fortification (4 + a militia) at HEX"),
         "convert": ("HEX word word word", "Conversion: `convert HEX BY TARGET OWNER`, e.g. `convert 23 apostle pop infidel`"),
@@ -175,6 +182,9 @@ class FaithRules(Rules):
         pace = options.get("pace", self.data["options"]["pace"])
         if pace not in ("compact", "live"):
             raise DataError(f"faith: option pace must be 'compact' or 'live', not {pace!r}")
+        bidding = options.get("bidding", self.data["options"]["bidding"])
+        if bidding not in ("proxy", "live"):
+            raise DataError(f"faith: option bidding must be 'proxy' or 'live', not {bidding!r}")
         events: list[Event] = []
         if options.get("youngest"):
             youngest = [p.strip().lower() for p in options["youngest"].split(",") if p.strip()]
@@ -186,7 +196,7 @@ class FaithRules(Rules):
         events.append({"type": "youngest", "order": list(youngest)})
         hexes = {h: {"t": x.printed, "pop": {}} for h, x in self.world.hexes.items() if x.printed != "sea"}
         g = {
-            "seats": list(players), "youngest": youngest, "pace": pace, "era": 1, "stage": "setup", "step": 0,
+            "seats": list(players), "youngest": youngest, "pace": pace, "bidding": bidding, "bids": {}, "era": 1, "stage": "setup", "step": 0,
             "beliefs": {}, "hands": {p: {} for p in players}, "initiative": None,
             "hexes": hexes, "units": {}, "next_uid": 1, "bank": {INFIDEL: self.data["game"]["bank_start"]},
             "standing": {p: {"overflow": {}, "retreat": {}, "defend": {}, "side": {}} for p in players},
@@ -259,6 +269,20 @@ class FaithRules(Rules):
                         "in initiative order")
         elif phase == "powerup":
             text = f"era {g['era']}, Phase 3 (Power-Up): `flip` chips for faith, then `done` (no orders: `flip free`)"
+            if g.get("bidding") != "live":
+                text += "; Phase 4 (Initiative): `bid N`, your sealed maximum (no bid: 0)"
+        elif phase == "bidding":
+            a = g["auction"]
+            match, least = auction.live_options(a)
+            p = a["turn"]
+            if a["current"] == 0:
+                what = f"open the bidding with `bid N` (N at least {least}) or `pass`"
+            elif match is None:
+                what = f"all have matched {a['current']}: raise with `bid N` (N at least {least}) or `pass` (drop out)"
+            else:
+                what = f"match with `bid {a['current']}`, raise with `bid N` (N above it) or `pass` (drop out)"
+            stacks = ", ".join(f"{q} {a['stacks'][q]}" for q in a["remaining"])
+            text = f"era {g['era']}, Phase 4 (Initiative), the {p} to bid (stacks: {stacks}): {what}"
         elif phase == "divine":
             text = f"era {g['era']}, Phase 6 (Divine Power): one intervention, or `none`"
         else:
@@ -309,12 +333,59 @@ class FaithRules(Rules):
         return events
 
     def _end_powerup(self, state: dict, rng: Rng) -> list[Event]:
+        """Phase 4, Initiative (auction.py): every position not in limbo, clockwise from last
+        era's holder. Proxy: the sealed maxima sent with the Power-Up are played out at once;
+        live: the flow phase "bidding" asks one position at a time."""
+        g = state["game"]
+        events: list[Event] = [{"type": "phase", "era": g["era"], "phase": 4, "name": "Initiative"}]
+        bidders = self.order(g)
+        if g.get("bidding") == "live" and len(bidders) > 1:
+            g["bids"] = {}
+            g["auction"] = auction.live_start(bidders)
+            self._ask_bidder(state)
+            return events
+        maxima = {p: g["bids"].get(p, 0) for p in bidders}
+        g["bids"] = {}
+        res = auction.run_proxy(g, "initiative", bidders, maxima)
+        events += res["events"]
+        events += self._initiative_to(g, bidders, res["winner"], res["stacks"])
+        return events + self._after_initiative(state, rng)
+
+    def _initiative_to(self, g: dict, bidders: list[str], winner: str | None, stacks: dict) -> list[Event]:
+        if winner is None:
+            winner = auction.tie_break(g, bidders)   # L408-411, CHOICE 34
+            why = "nobody bid: the lowest level, then the youngest"
+        elif len(bidders) == 1:
+            why = "the only god who could bid"
+        else:
+            why = f"the last one in the bidding, for {stacks.get(winner, 0)} faith"
+        if winner is None:   # nobody could bid: the holder keeps it
+            return []
+        g["initiative"] = winner
+        return [{"type": "initiative", "belief": winner, "player": positions.controller(g, winner), "why": why}]
+
+    def _after_initiative(self, state: dict, rng: Rng) -> list[Event]:
         g = state["game"]
         events: list[Event] = []
-        # Phase 4: part 1 keeps the initiative with its holder (part 2: the bidding)
         if g["era"] >= self.tab.tech("renaissance"):
             events += renaissance(self.tab, g, self.order(g), rng)
         return events + self._begin_action(state)
+
+    def _ask_bidder(self, state: dict) -> None:
+        """bidding=live: the position on turn is asked alone (its controller)."""
+        a = state["game"]["auction"]
+        state["flow"].update(phase="bidding", active=[positions.controller(state["game"], a["turn"])], sealed=False)
+        self._prompt(state)
+
+    def _end_live_bidding(self, state: dict, rng: Rng) -> list[Event]:
+        g = state["game"]
+        a = g.pop("auction")
+        winner = a["remaining"][0] if len(a["remaining"]) == 1 else None
+        events: list[Event] = []   # each action was published as it was made (bid_live)
+        if any(a["stacks"].values()):
+            events += auction.spend(g, a["kind"], a["stacks"])
+        events += self._initiative_to(g, a["order"], winner, a["stacks"])
+        return events + self._after_initiative(state, rng)
 
     def _finish_by_count(self, state: dict) -> list[Event]:
         scores = self.scores(state)
@@ -346,6 +417,11 @@ class FaithRules(Rules):
             return self._end_action(state)
         if phase == "divine":
             return self._end_era(state, rng)
+        if phase == "bidding":
+            if g["auction"]["turn"] is not None:
+                self._ask_bidder(state)
+                return []
+            return self._end_live_bidding(state, rng)
         return []
 
     def _live_next(self, state: dict) -> list[Event]:
@@ -400,7 +476,9 @@ class FaithRules(Rules):
                 out.append(Order(("flip", "all"), ("flip", "all")))
             if free_flips(self.tab, g, b):
                 out.append(Order(("flip", "free"), ("flip", "free")))
-            return out + [DONE]
+            return out + self._bid_examples(state, player) + [DONE]
+        if phase == "bidding":
+            return self._bid_examples(state, player) + [DONE]
         if phase == "divine":
             out = [Order((t[0], *t[1:]), t) for t in divine_orders(self.tab, g, player, b)]
             out += bot.apotheosis_examples(self, state, player, b)
@@ -428,6 +506,30 @@ class FaithRules(Rules):
                 out.append(Order(("claim",), ("claim",)))
             return out + [DONE]
         return []
+
+    def _bid_examples(self, state: dict, player: str) -> list[Order]:
+        """Representative `bid` lines (the verb is parsed): a few amounts the hand can pay."""
+        g = state["game"]
+        phase = state["flow"]["phase"]
+        hand = hand_total(g, player)
+        if phase == "powerup":
+            if g.get("bidding") == "live" or len(self.order(g)) < 2 or not hand:
+                return []
+            amounts = sorted({0, 1, max(1, hand // 4), max(1, hand // 2)})
+            mine = [p for p in positions.positions_of(g, player) if not positions.in_limbo(g, p)]
+            toks = [(str(n),) if len(mine) < 2 else (str(n), p) for p in mine for n in amounts]
+        elif phase == "bidding":
+            a = g["auction"]
+            match, least = auction.live_options(a)
+            toks = [(str(n),) for n in sorted({least, least + 4} | ({match} if match is not None else set()))]
+        else:
+            return []
+        out = []
+        for t in toks:
+            o = bot._try(self, state, player, ("bid", *t))
+            if o is not None:
+                out.append(o)
+        return out
 
     def standing_orders(self, state, player):
         """Representative standing orders (the verbs are parsed: see `parse`)."""
@@ -487,10 +589,44 @@ class FaithRules(Rules):
         active = player in flow["active"]
         if not active:
             raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
+        if verb == "bid":
+            return self._parse_bid(state, player, b, args)
         phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine"}
         if flow["phase"] != phases[verb]:
             raise IllegalOrderError(f"'{verb}' is an order of the {'Action' if phases[verb] == 'action' else 'Divine Power'} phase")
         return getattr(self, f"_parse_{verb}")(state, player, b, args)
+
+    def _parse_bid(self, state, player, b, args):
+        """`bid N [BELIEF]`: Phase 3-4 a sealed maximum (any N: what the hand cannot pay when
+        the auction runs is cut to the hand, CHOICE 35); bidding=live: the position on turn
+        puts its stack to N."""
+        g = state["game"]
+        phase = state["flow"]["phase"]
+        if len(args) not in (1, 2):
+            raise InvalidOrderError("expected `bid N` or `bid N BELIEF`")
+        n = self._int(args[0], "how much")
+        mine = [p for p in positions.positions_of(g, player) if not positions.in_limbo(g, p)]
+        if phase == "powerup":
+            if g.get("bidding") == "live":
+                raise IllegalOrderError("with bidding=live the Initiative is bid in Phase 4, one god at a time")
+            pos = self._owner(g, args[1]) if len(args) == 2 else (mine[0] if mine else None)
+            if pos not in mine:
+                raise IllegalOrderError(f"you bid only for your own beliefs not in limbo ({', '.join(mine) or 'none'})")
+            return Order(("bid", str(n)) + ((pos,) if len(mine) > 1 else ()), ("bid", n, pos))
+        if phase == "bidding":
+            a = g["auction"]
+            pos = a["turn"]
+            if len(args) == 2 and self._owner(g, args[1]) != pos:
+                raise IllegalOrderError(f"it is the {pos}'s turn to bid")
+            match, least = auction.live_options(a)
+            if n < least and n != match:
+                raise IllegalOrderError(f"the bid stands at {a['current']}: bid at least {least}" +
+                                        (f" (or {match} to match)" if match is not None else "") + ", or `pass`")
+            own = sum(a["stacks"].get(q, 0) for q in a["order"] if q != pos and positions.controller(g, q) == player)
+            if n + own > hand_total(g, player):
+                raise IllegalOrderError(f"your hand holds {hand_total(g, player)} faith" + (f" ({own} of it already bid)" if own else ""))
+            return Order(("bid", str(n)), ("bid", n, pos))
+        raise IllegalOrderError("'bid' is an order of the Power-Up (Phase 3-4) or of an auction")
 
     def _parse_take(self, state, player, b, args):
         g = state["game"]
@@ -728,6 +864,8 @@ class FaithRules(Rules):
     # --- applying ---------------------------------------------------------------------------
     def private_order(self, state, player, order):
         """Hands and standing orders are secret: take, give and the standing verbs are private."""
+        if order.verb == "bid":   # sealed maxima (CHOICE 36); a live bid is made openly
+            return state["flow"]["phase"] != "bidding"
         return order.verb in ANYTIME and order.verb != "claim"
 
     def apply(self, state, player, order, rng):
@@ -746,6 +884,11 @@ class FaithRules(Rules):
                 state["flow"]["active"].remove(player)
             return []
         b = self._belief(g, player)
+        if phase == "bidding":
+            return self._apply_live_bid(state, player, order)
+        if kind == "bid" and phase == "powerup":
+            g["bids"][order.payload[2]] = order.payload[1]
+            return []
         if kind == "done" or kind == "none":
             return self._done(state, player, b)
         if phase == "powerup":
@@ -786,6 +929,18 @@ class FaithRules(Rules):
         if player in state["flow"]["active"]:
             state["flow"]["active"].remove(player)
         return events
+
+    def _apply_live_bid(self, state, player, order) -> list[Event]:
+        g = state["game"]
+        a = g["auction"]
+        p = a["turn"]
+        n = order.payload[1] if order.verb == "bid" else None
+        auction.live_act(a, p, n)
+        # every action is its own deadline: the next bidder (even the same player) is asked
+        # afresh by advance, never defaulted within this one
+        state["flow"]["active"] = []
+        act = a["raw"][-1]
+        return [{"type": "bid_live", "belief": p, "player": player, "act": act[0], "amount": act[2]}]
 
     def _apply_flip(self, state, player, b, order):
         g = state["game"]
@@ -968,17 +1123,24 @@ class FaithRules(Rules):
         }
         if flow["phase"] == "setup":
             out["waiting"] = list(flow["active"])
+        if g.get("auction"):   # a live auction: stacks sit openly on the Power discs
+            a = g["auction"]
+            out["auction"] = {"kind": a["kind"], "current": a["current"], "turn": a["turn"],
+                              "in": list(a["remaining"]), "stacks": dict(a["stacks"])}
         if player is not None and player in g["seats"]:
             out["you"] = player
             out["hand"] = dict(g["hands"][player])
             out["hand_total"] = hand_total(g, player)
             out["standing"] = {k: dict(v) for k, v in g["standing"][player].items()}
+            mine = {p: n for p, n in g.get("bids", {}).items() if positions.controller(g, p) == player}
+            if mine:
+                out["your_bids"] = mine
             if flow["phase"] == "setup":
                 out["your_choices"] = dict(g["choices"].get(player, {}))
         return out
 
     def summary(self, view):
-        phase = {"setup": "set-up", "powerup": "Phase 3, Power-Up", "action": "Phase 5, Action",
+        phase = {"setup": "set-up", "powerup": "Phase 3, Power-Up", "bidding": "Phase 4, Initiative", "action": "Phase 5, Action",
                  "divine": "Phase 6, Divine Power"}.get(view["phase"], "the game is over")
         out = [("Era", f"{view['era']} of 30; {phase}" + (f" ({view['step']} turn)" if view.get("step") else "")),
                ("Turn order", ", ".join(view["turn_order"]) or "not yet"),
