@@ -107,8 +107,26 @@ def test_bots_play_thirty_eras_and_keep_the_invariants(n):
 
 def test_battles_conversions_and_the_renaissance_happen():
     seen: Counter = played(4)[2] + played(7)[2]
-    for kind in ("battle", "convert", "renaissance", "retreat", "technology", "killed", "slaughter", "martyrdom"):
+    for kind in ("battle", "convert", "renaissance", "retreat", "technology", "killed", "slaughter", "martyrdom",
+                 "bid_open", "bid_raise", "bid_drop", "bid_spent"):
         assert seen[kind] > 0, f"no {kind} in the games of 4 and 7"
+
+
+def test_the_bots_bid_for_the_initiative_and_it_changes_hands():
+    """Bots bid a share of their hand (not always 0, never the whole hand every era): the
+    stacks are spent (faith conserved: the invariants) and the initiative moves."""
+    for n in (4, 7):
+        kinds = played(n)[2]
+        assert kinds["bid_spent"] >= 10, f"only {kinds['bid_spent']} paid auctions in 30 eras of {n} gods"
+        assert kinds["initiative"] >= 29
+
+
+def test_live_bidding_asks_one_god_at_a_time_to_the_end():
+    state, _phases, kinds, deadlines = play(3, 5, {"bidding": "live"})
+    assert state["flow"]["over"]
+    assert kinds["bid_live"] > 30 and kinds["bid_spent"] > 5
+    assert "bid_open" not in kinds   # live actions are published as they are made
+    assert max(deadlines.values()) > 4   # every action its own deadline
 
 
 def test_live_pace_plays_one_god_and_one_turn_at_a_time():
