@@ -466,6 +466,48 @@ class GodsRules(Rules):
             return []
         return _LegalList(self, state, player)
 
+    def order_groups(self, state, player, per_verb):
+        """As Rules.order_groups, counted rather than listed (issue 17): the list grows with
+        the frontier (and its wasteland moves with wastelands x frontier cells), but the
+        order form shows only the first `per_verb` orders of each verb and how many more."""
+        if state["flow"]["over"] or player not in state["flow"]["active"]:
+            return []
+        legal = _LegalList(self, state, player)
+        frontier, by_adjoined, single = self._frontier_counts(state["game"]["board"])
+        reachable = lambda cost: sum(n for adj, n in enumerate(by_adjoined) if adj * cost <= legal.money)  # noqa: E731
+        totals = {"tribe": len(legal.colours) * reachable(legal.tribe_cost),
+                  "temple": reachable(legal.temple_cost) if legal.temples else 0,
+                  "wasteland": len(frontier) if legal.waste else 0}
+        groups: dict[str, list[str]] = {}
+        wanted = {verb: min(per_verb, n) for verb, n in totals.items() if n}
+        for k, adj, _ in frontier:  # the placements, cell by cell, until each verb has its examples
+            if all(len(groups.get(verb, ())) >= n for verb, n in wanted.items()):
+                break
+            here = [("tribe", c) for c in legal.colours] if adj * legal.tribe_cost <= legal.money else []
+            if legal.temples and adj * legal.temple_cost <= legal.money:
+                here.append(("temple", None))
+            if legal.waste:
+                here.append(("wasteland", None))
+            for verb, colour in here:
+                texts = groups.setdefault(verb, [])
+                if len(texts) < per_verb:
+                    texts.append(_placement(verb, k, colour).text)
+        out = [(verb, texts, totals[verb]) for verb, texts in groups.items()]
+        moves = sum(n for _, n in legal.moves) // len(legal.verbs) if legal.verbs else 0
+        if moves:  # the wasteland moves: per wasteland, per frontier cell, each verb
+            pairs = []
+            for src, _ in legal.moves:
+                for dst, adj, cards in frontier:
+                    if len(pairs) >= per_verb:
+                        break
+                    if not (adj == 1 and src in cards):
+                        pairs.append((src, dst))
+            out += [(verb, [_relocation(verb, src, dst).text for src, dst in pairs], moves) for verb in legal.verbs]
+        tail: dict[str, list[str]] = {}
+        for order in legal.tail:
+            tail.setdefault(order.verb, []).append(order.text)
+        return out + [(verb, texts[:per_verb], len(texts)) for verb, texts in tail.items()]
+
     def legal_orders_matching(self, state, player, verb, exact):
         """Only the orders of `verb` holding every coordinate typed (see Rules): a `move` line
         names its two cells, so it is not matched against wastelands x frontier orders."""
@@ -798,7 +840,7 @@ class GodsRules(Rules):
                 }
                 for p in g["players"]
             ],
-            "board": [dict(at=k, **v) for k, v in sorted(g["board"].items(), key=lambda kv: parse_key(kv[0])[::-1])],
+            "board": [dict(at=k, **v) for k, v in sorted(g["board"].items(), key=lambda kv: _rq(kv[0]))],
             "display": [card_name(c) for c in g["display"]],
             "deck_count": len(g["deck"]),
             "discard": [card_name(c) for c in g["discard"]],

@@ -130,6 +130,19 @@ class Rules:
         to it (len and indexing suffice: a long list may be built lazily). Issue 17."""
         return self.legal_orders(state, player)
 
+    def order_groups(self, state: dict, player: str, per_verb: int) -> list[tuple[str, list[str], int]]:
+        """The order form's summary of `legal_orders`: per verb, in the order its first order
+        comes in that list, the texts of its first `per_verb` orders and how many it has.
+        Default: from `legal_orders`; a game whose list is long may count instead of listing
+        (issue 17: every report of a player asked has an order form)."""
+        groups: dict[str, tuple[list[str], list[int]]] = {}
+        for order in self.legal_orders(state, player):
+            texts, count = groups.setdefault(order.verb, ([], [0]))
+            if count[0] < per_verb:
+                texts.append(order.text)
+            count[0] += 1
+        return [(verb, texts, count[0]) for verb, (texts, count) in groups.items()]
+
     def legal_orders_matching(self, state: dict, player: str, verb: str, exact: frozenset) -> list[Order] | None:
         """Optional (issue 17): the legal orders of `verb` whose tokens hold every number and
         coordinate in `exact` (what a typed line gives exactly; no other order can match it),

@@ -714,15 +714,17 @@ def queue_observer_reports(db, game: dict, number: int, public_text: str | None)
     return ids
 
 
-def bot_submissions(db, game: dict, rules, state: dict, asked: list[str], latest: dict[str, dict]) -> list[str]:
+def bot_submissions(db, game: dict, rules, state: dict, asked: list[str], latest: dict[str, dict],
+                    players: list[dict] | None = None) -> list[str]:
     """Orders for every bot seat asked in the open turn that has none yet (the rules'
     bot_choice, seeded from the game's seed, the turn and the seat, so a replay agrees);
-    stored as submissions like any other. Returns the seats played."""
+    stored as submissions like any other. Returns the seats played. `players`: the game's
+    players rows, when the caller has read them already."""
     from random import Random
 
     from pbem.host import service
 
-    bots = {p["name"] for p in read.players(db, game["id"]) if p.get("bot")}
+    bots = {p["name"] for p in (read.players(db, game["id"]) if players is None else players) if p.get("bot")}
     played = []
     for player in asked:
         if player not in bots or player in latest:

@@ -23,7 +23,20 @@ def rows(db, sql: str, params=()) -> list[dict]:
 
 
 def has_table(db, name: str) -> bool:
-    return db.execute("select 1 from sqlite_master where type = 'table' and name = ?", [name]).fetchone() is not None
+    """Whether the store has the table `name` (an older store may lack one). A table, once
+    there, stays (migrations only add): issue 17, asked of SQLite once per open store."""
+    seen = getattr(db, "_pbem_tables", None)
+    if seen is not None and name in seen:
+        return True
+    if db.execute("select 1 from sqlite_master where type = 'table' and name = ?", [name]).fetchone() is None:
+        return False
+    try:
+        if seen is None:
+            seen = db._pbem_tables = set()
+        seen.add(name)
+    except AttributeError:  # pragma: no cover - a store object that takes no attributes: ask each time
+        pass
+    return True
 
 
 def game(db, game_id: str) -> dict:

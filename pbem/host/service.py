@@ -461,9 +461,9 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     collect_turn_files(db, game_id, number, turns)
     asked = engine.active_players(rules, state)
     latest = read.latest_submissions(db, game_id, number)
-    if controls.bot_submissions(db, game, rules, state, asked, latest):  # bot seats play now
-        latest = read.latest_submissions(db, game_id, number)
     seated = {p["name"]: p for p in _players(db, game_id)}
+    if controls.bot_submissions(db, game, rules, state, asked, latest, list(seated.values())):  # bot seats play now
+        latest = read.latest_submissions(db, game_id, number)
     humans = [p for p in asked if not seated[p].get("bot") and not seated[p].get("vacant")]  # vacant: defaults
     unready = read.not_ready(db, game_id, number, humans, latest)
     for p in controls.waiting(db, game_id, number):
@@ -488,7 +488,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     over = bool(res.state["flow"].get("over"))
     due_next = None if over else schedule.deadline(sched, opened)
     due_next = controls.reaction_deadline(game, res.state, opened, due_next)  # a reaction asked live: its short deadline
-    players = _players(db, game_id)
+    players = list(seated.values())  # in seat order, as read above (nothing here changes them)
     game_update = {"phase": new_number, "deadline": schedule.iso(due_next)}
     if over:
         game_update.update(status="finished", finished=schedule.iso(opened), outcome=dumps(rules.outcome(res.state)))
@@ -497,9 +497,11 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
                [schedule.iso(opened), dumps(res.nmr), dumps({p: row["id"] for p, row in latest.items()}), game_id, number])
     db.conn.executemany("INSERT INTO events (game_id, phase, seq, data) VALUES (?, ?, ?, ?)",
                         [(game_id, number, i, dumps(e)) for i, e in enumerate(res.events)])
+    state_text = dumps(res.state)  # issue 17: encoded once; engine.state_hash is the SHA-256 of this text
+    state_hash = hashlib.sha256(state_text.encode()).hexdigest()
     _insert_row(db, "phases", {
-        "game_id": game_id, "number": new_number, "state": dumps(res.state),
-        "state_hash": engine.state_hash(res.state), "active": dumps(engine.active_players(rules, res.state)),
+        "game_id": game_id, "number": new_number, "state": state_text,
+        "state_hash": state_hash, "active": dumps(engine.active_players(rules, res.state)),
         "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,
     })
     db.execute(f"UPDATE games SET {', '.join(f'[{k}] = ?' for k in game_update)} WHERE id = ?", [*game_update.values(), game_id])
@@ -517,7 +519,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
     controls.queue_observer_reports(db, merged, new_number, texts.get(""))  # mail: the observers' public report
     detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(engine.active_players(rules, res.state))}"
     result = Resolved(game_id, number, "finished" if over else "resolved", detail, res.nmr,
-                      reports=texts if preview else {}, state_hash=engine.state_hash(res.state))
+                      reports=texts if preview else {}, state_hash=state_hash)
     return result, texts
 
 

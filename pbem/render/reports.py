@@ -70,13 +70,10 @@ def render(template: str, **context) -> str:
 # --- the text reports of a turn (the host's Reporter) ---------------------------------------
 
 def _order_groups(rules, state: dict, player: str, per_verb: int = 12) -> list[dict]:
-    groups: dict[str, list[str]] = {}
-    for order in rules.legal_orders(state, player):
-        groups.setdefault(order.verb, []).append(order.text)
     out = []
-    for verb, texts in groups.items():
+    for verb, texts, count in rules.order_groups(state, player, per_verb):  # issue 17: counted, not listed, where long
         pattern, help_text = rules.grammar.verbs.get(verb, ("", ""))
-        out.append({"verb": verb, "help": help_text, "examples": texts[:per_verb], "more": max(0, len(texts) - per_verb)})
+        out.append({"verb": verb, "help": help_text, "examples": texts[:per_verb], "more": max(0, count - per_verb)})
     return out
 
 
