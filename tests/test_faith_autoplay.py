@@ -54,6 +54,13 @@ def check_invariants(state: dict, where: str) -> None:
     for b, x in g["beliefs"].items():
         if not x["alive"]:
             assert not any(b in h["pop"] for h in g["hexes"].values()), f"{where}: dead {b} on the board"
+    # the sealed bids live only in their phase; a Jihad is held by a belief for the next era
+    if state["flow"]["phase"] != "powerup":
+        assert not g.get("bids"), f"{where}: sealed bids outlive the Power-Up"
+    if state["flow"]["phase"] != "contest":
+        assert "contest" not in g.get("pending", {}), f"{where}: a contest outside its phase"
+    if g.get("jihad"):
+        assert g["jihad"]["holder"] in g["beliefs"] and g["jihad"]["era"] <= g["era"] + 1
     if state["flow"]["over"]:
         assert state["flow"]["outcome"]["winners"] is not None
 
@@ -101,8 +108,11 @@ def test_bots_play_thirty_eras_and_keep_the_invariants(n):
     for kind in ("place", "raise", "reproduce", "flip", "move", "infidel", "intervention"):
         assert kinds[kind] > 0, f"no {kind} in a game of {n}"
     assert kinds["line_executed"] > 100
-    # compact pace: at most 4 deadlines an era (Power-Up, Action, Divine Power)
-    assert max(v for e, v in deadlines.items() if e > 1) <= 4
+    # compact pace: at most 3 deadlines an era (Power-Up with the sealed bid, Action, Divine
+    # Power), + 1 for a Jihad's contest in the era it is declared, + 2 (placement, the
+    # infidels' turn) in the era it is held
+    assert max(v for e, v in deadlines.items() if e > 1) <= 6
+    assert sum(v for e, v in deadlines.items() if e > 1) / (len(deadlines) - 1) <= 3.5
 
 
 def test_battles_conversions_and_the_renaissance_happen():
@@ -119,6 +129,13 @@ def test_the_bots_bid_for_the_initiative_and_it_changes_hands():
         kinds = played(n)[2]
         assert kinds["bid_spent"] >= 10, f"only {kinds['bid_spent']} paid auctions in 30 eras of {n} gods"
         assert kinds["initiative"] >= 29
+
+
+def test_the_bots_declare_and_win_jihads_and_the_infidels_attack():
+    seen: Counter = played(4)[2] + played(7)[2]
+    for kind in ("jihad_declared", "jihad_won", "jihad_placement", "infidel_turn"):
+        assert seen[kind] > 0, f"no {kind} in the games of 4 and 7"
+    assert seen["jihad_won"] == seen["jihad_declared"]
 
 
 def test_live_bidding_asks_one_god_at_a_time_to_the_end():

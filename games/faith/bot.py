@@ -201,8 +201,30 @@ def choose(rules, state, player, legal, rng):
         return done
     if phase == "bidding":
         return live_bid_choice(g, player, by, done, rng)
+    if phase == "contest":
+        if "bid" in by and rng.random() < 0.5:
+            return rng.choice(by["bid"])
+        return done
+    if phase == "jihad":   # the Jihad's infidels: next to other gods' people, else anywhere
+        if "infidel" not in by:
+            return done
+        mine = {b for b in g["beliefs"] if g["beliefs"][b]["player"] == player}
+        near = [o for o in by["infidel"]
+                if any(x not in mine and x != "infidel" for x in g["hexes"][o.payload[1]]["pop"])]
+        return rng.choice(near or by["infidel"])
+    if phase == "infidels":   # attack other gods with good odds, wander a little
+        mine = {b for b in g["beliefs"] if g["beliefs"][b]["player"] == player}
+        good = [o for o in by.get("attack", []) if dict(o.payload[1])["named"] not in mine
+                and _estimate(rules, state, o) >= 1.3]
+        if good and rng.random() < 0.8:
+            return rng.choice(good)
+        if "move" in by and rng.random() < 0.3:
+            return rng.choice(by["move"])
+        return done
     if phase == "divine":
         hand = hand_total(g, player)
+        if "jihad" in by and hand >= 12 and rng.random() < 0.12:
+            return rng.choice(by["jihad"])
         picks = []
         for v in ("levelup", "miracle", "calling", "abundance", "smite", "apotheosis", "pestilence", "plague"):
             if v in by and rng.random() < 0.35:

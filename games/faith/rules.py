@@ -16,6 +16,8 @@ to the mechanics, the views and the bots' choices. The board mechanics live besi
 * battle.py     -- battles (strength, Armies of God, dice, results, retreats, advance, the
                    unrest around a battle), assassination, killing
 * divine.py     -- Phase 6 interventions without a contest; the two-heroes check
+* auction.py    -- the poker-style all-pay auction (Phase 4 Initiative, the Jihad)
+* jihad.py      -- the Jihad: declaration, its contest, the holder's infidels
 
 The flow of an era (flow phases in quotes; a god is one player with one belief in part 1):
 
@@ -34,8 +36,13 @@ The flow of an era (flow phases in quotes; a god is one player with one belief i
   and Battle god after god (a god's moves end with her first attack or assassination). A
   line is judged when its step comes; one no longer legal is skipped with the reason.
   `pace=live`: one god at a time, one turn at a time, as at the table.
-* Phase 6 ("divine", sealed): one intervention per god, executed in initiative order
-  (CHOICE 61, 62); then the two-heroes check, limbo release, the era advances. After era
+* Phase 6 ("divine", sealed): one intervention per god, kept in g["pending"]["divine"] and
+  executed once all are in, in initiative order (CHOICE 61, 62; one no longer legal lapses
+  unpaid). A contest pauses the rest for one sealed flow phase "contest" keyed by
+  g["pending"]["contest"]["kind"] (jihad.py: "jihad"); then the two-heroes check, limbo
+  release, the era advances. A Jihad's holder places the next era's new infidels (flow phase
+  "jihad", Phase 1) and moves and attacks with the infidels before Phase 5 (flow phase
+  "infidels"). After era
   30 the largest population on the board wins (CHOICE 84: a tie shares the win).
 * At any time: `take` faith from the board into the hand, `give` faith to another hand,
   `claim` victory (checked at once: 200 or more of the own belief on the board and in the
@@ -59,7 +66,7 @@ from pbem.core.errors import DataError, IllegalOrderError, InvalidOrderError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
-from . import auction, bot, positions
+from . import auction, bot, jihad, positions
 from .battle import assassinate, assassinate_orders, resolve_battle
 from .conversion import (
     convert,
@@ -113,7 +120,7 @@ GAME_INFO = GameInfo(
 )
 
 PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side",
-                    "bid"})
+                    "bid", "jihad"})
 ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side")
 
 GRAMMAR = Grammar(
@@ -139,6 +146,9 @@ GRAMMAR = Grammar(
         "pestilence": ("HEX", "Divine Power: Pestilence (10): HEX turns brown, its people unrest, its units broken"),
         "abundance": ("HEX", "Divine Power: Abundance (15): HEX turns green, its people pacified, its units ready"),
         "apotheosis": ("int word HEX", "Divine Power: Apotheosis (3 a chip): `apotheosis N OWNER HEX` removes another god's chips"),
+        "jihad": ("max int", "Divine Power: declare a Jihad, `jihad max N` (N >= 10: your sealed maximum; the others bid, "
+                  "the winner controls the infidels next era)"),
+        "infidel": ("HEX", "Jihad, Phase 1: place one of the 5 new infidels at HEX"),
         "none": ("", "Divine Power: no intervention this era"),
         "done": ("", "end your part of this phase (what you leave open takes the defaults)"),
         "take": ("int HEX word?", "any time: take N of your chips at HEX into your hand (unrest ones first, or say pacified/unrest)"),
@@ -202,6 +212,7 @@ class FaithRules(Rules):
             "standing": {p: {"overflow": {}, "retreat": {}, "defend": {}, "side": {}} for p in players},
             "choices": {p: {"beliefs": [], "level": None} for p in players},
             "arrived": {}, "fought_pop": {}, "pogroms": [], "battled": [], "finished": [], "live": 0,
+            "jihad": None, "pending": {},
         }
         state = {"flow": {"phase": "setup", "active": list(players), "sealed": True, "over": False,
                           "prompt": "set-up: name your belief (`belief NAME`) and your start level (`level 1|2|3`)"},
@@ -311,6 +322,13 @@ class FaithRules(Rules):
         if g["era"] in tech:
             events.append({"type": "technology", "era": g["era"], "name": tech[g["era"]]})
         events += self._phase1(state, rng)
+        if state["flow"]["phase"] == "jihad":   # the Jihad holder places the new infidels first
+            return events
+        return events + self._after_phase1(state)
+
+    def _after_phase1(self, state: dict) -> list[Event]:
+        g = state["game"]
+        events: list[Event] = []
         # Phase 2: nothing in part 1 (negotiation is part 2)
         g["stage"] = "powerup"
         g["finished"] = []
@@ -322,7 +340,15 @@ class FaithRules(Rules):
     def _phase1(self, state: dict, rng: Rng) -> list[Event]:
         g = state["game"]
         events: list[Event] = [{"type": "phase", "era": g["era"], "phase": 1, "name": "Reproduction"}]
+        holder = jihad.holder(g)
+        if holder is not None:   # L312: the holder places the 5 new infidels (flow phase "jihad")
+            return events + jihad.open_placement(state, holder, self.data["game"]["infidels_per_era"])
         events += roll_infidels(self.tab, g, self.data["game"]["infidels_per_era"], rng)
+        return events + self._phase1_rest(state)
+
+    def _phase1_rest(self, state: dict) -> list[Event]:
+        g = state["game"]
+        events: list[Event] = []
         pacify_infidels(g)
         for b in self.order(g):
             p = g["beliefs"][b]["player"]
@@ -369,6 +395,9 @@ class FaithRules(Rules):
         events: list[Event] = []
         if g["era"] >= self.tab.tech("renaissance"):
             events += renaissance(self.tab, g, self.order(g), rng)
+        holder = jihad.holder(g)
+        if holder is not None:   # L617: the infidels move and attack first (flow phase "infidels")
+            return events + jihad.open_infidel_turn(state, holder)
         return events + self._begin_action(state)
 
     def _ask_bidder(self, state: dict) -> None:
@@ -416,13 +445,69 @@ class FaithRules(Rules):
                 return self._live_next(state)
             return self._end_action(state)
         if phase == "divine":
-            return self._end_era(state, rng)
+            return self._run_divine(state, rng)
+        if phase == "contest":
+            events = self._end_contest(state, rng)
+            state["flow"].update(phase="divine", active=[], sealed=True)
+            return events + self._run_divine(state, rng)
+        if phase == "jihad":
+            events = jihad.end_placement(self.tab, state, rng) + self._phase1_rest(state)
+            return events + self._after_phase1(state)
+        if phase == "infidels":
+            return self._begin_action(state)
         if phase == "bidding":
             if g["auction"]["turn"] is not None:
                 self._ask_bidder(state)
                 return []
             return self._end_live_bidding(state, rng)
         return []
+
+    # --- Phase 6: the interventions, executed in initiative order (CHOICE 61, 62) ---------------
+    def _run_divine(self, state: dict, rng: Rng) -> list[Event]:
+        """The sealed Phase 6 choices (g["pending"]["divine"]) are executed one by one in
+        initiative order; one no longer legal lapses unpaid; a contest (Jihad; Direct Attack
+        and Judgement elsewhere) opens the flow phase "contest" and pauses the rest until its
+        answers are in. Then the end of the era."""
+        g = state["game"]
+        events: list[Event] = []
+        q = g["pending"].get("divine", [])
+        order = self.order(g)
+        q.sort(key=lambda x: order.index(x["pos"]) if x["pos"] in order else len(order))
+        while q:
+            item = q.pop(0)
+            events += self._execute_intervention(state, item, rng)
+            if state["flow"].get("over"):
+                return events
+            if state["flow"]["phase"] == "contest":
+                if state["flow"]["active"]:
+                    return events   # a contest is asked: the rest waits for its answers
+                events += self._end_contest(state, rng)   # nobody to ask: it is decided at once
+                state["flow"].update(phase="divine", active=[], sealed=True)
+        g["pending"].pop("divine", None)
+        return events + self._end_era(state, rng)
+
+    def _execute_intervention(self, state: dict, item: dict, rng: Rng) -> list[Event]:
+        g = state["game"]
+        player, pos, payload = item["player"], item["pos"], tuple(item["order"])
+        kind = payload[0]
+        if not positions.alive(g, pos) or positions.in_limbo(g, pos):
+            why = "the belief is in limbo" if positions.alive(g, pos) else "the belief is dead"
+            return [{"type": "intervention_lapsed", "belief": pos, "player": player, "power": kind, "reason": why}]
+        if kind == "jihad":
+            return jihad.declare(self, state, player, pos, payload[1])
+        if kind == "apotheosis":
+            why = apotheosis_check(self.tab, g, player, pos, *payload[1:])
+        else:
+            why = None if payload in divine_orders(self.tab, g, player, pos) else "it is no longer possible"
+        if why:
+            return [{"type": "intervention_lapsed", "belief": pos, "player": player, "power": kind, "reason": why}]
+        return intervene(self.tab, g, player, pos, kind, payload[1:], rng) + self._check_alive(state)
+
+    def _end_contest(self, state: dict, rng: Rng) -> list[Event]:
+        kind = state["game"]["pending"]["contest"]["kind"]
+        if kind == "jihad":
+            return jihad.end_contest(self, state)
+        raise ValueError(f"unknown contest {kind!r}")  # pragma: no cover
 
     def _live_next(self, state: dict) -> list[Event]:
         g = state["game"]
@@ -482,7 +567,17 @@ class FaithRules(Rules):
         if phase == "divine":
             out = [Order((t[0], *t[1:]), t) for t in divine_orders(self.tab, g, player, b)]
             out += bot.apotheosis_examples(self, state, player, b)
+            out += jihad.declaration_examples(g, player)
             return out + [NONE]
+        if phase == "contest":
+            if g["pending"]["contest"]["kind"] == "jihad":
+                return jihad.contest_orders(self, state, player) + [DONE]
+            return [DONE]
+        if phase == "jihad":
+            return jihad.placement_orders(self.tab, g) + [DONE]
+        if phase == "infidels":
+            out = bot.move_examples(self, state, player, INFIDEL) if INFIDEL not in g["battled"] else []
+            return out + bot.attack_examples(self, state, player, INFIDEL) + [DONE]
         if phase == "action":
             out: list[Order] = []
             if self._can_step(g, 0):
@@ -590,7 +685,18 @@ class FaithRules(Rules):
         if not active:
             raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
         if verb == "bid":
+            if flow["phase"] == "contest" and g["pending"]["contest"]["kind"] == "jihad":
+                return jihad.parse_bid(self, state, player, args)
             return self._parse_bid(state, player, b, args)
+        if verb == "jihad":
+            if flow["phase"] != "divine":
+                raise IllegalOrderError("'jihad' is an order of the Divine Power phase")
+            return jihad.parse_declaration(g, player, b, args)
+        if flow["phase"] == "infidels" and verb in ("move", "attack"):
+            order = getattr(self, f"_parse_{verb}")(state, player, INFIDEL, args)
+            if verb == "attack" and dict(order.payload[1])["aog"]:
+                raise IllegalOrderError("the infidels have no Armies of God")
+            return order
         phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine"}
         if flow["phase"] != phases[verb]:
             raise IllegalOrderError(f"'{verb}' is an order of the {'Action' if phases[verb] == 'action' else 'Divine Power'} phase")
@@ -866,6 +972,8 @@ class FaithRules(Rules):
         """Hands and standing orders are secret: take, give and the standing verbs are private."""
         if order.verb == "bid":   # sealed maxima (CHOICE 36); a live bid is made openly
             return state["flow"]["phase"] != "bidding"
+        if order.verb == "jihad":   # the declaration is public when executed, its maximum never
+            return True
         return order.verb in ANYTIME and order.verb != "claim"
 
     def apply(self, state, player, order, rng):
@@ -886,6 +994,14 @@ class FaithRules(Rules):
         b = self._belief(g, player)
         if phase == "bidding":
             return self._apply_live_bid(state, player, order)
+        if phase == "contest":
+            return jihad.apply_contest(state, player, order)
+        if phase == "jihad":
+            if kind == "infidel":
+                return jihad.place(self.tab, state, player, order.payload[1])
+            return self._done(state, player, b)
+        if phase == "infidels":
+            b = INFIDEL
         if kind == "bid" and phase == "powerup":
             g["bids"][order.payload[2]] = order.payload[1]
             return []
@@ -893,9 +1009,9 @@ class FaithRules(Rules):
             return self._done(state, player, b)
         if phase == "powerup":
             return self._apply_flip(state, player, b, order)
-        if phase == "divine":
-            events = intervene(self.tab, g, player, b, kind, tuple(order.payload[1:]), rng)
-            return events + self._done(state, player, b)
+        if phase == "divine":   # executed in initiative order once all are in (_run_divine)
+            g["pending"].setdefault("divine", []).append({"player": player, "pos": b, "order": list(order.payload)})
+            return self._done(state, player, b)
         step = STEP_OF[kind]
         if g["pace"] == "compact" and step > g["step"]:
             g["step"] = step
@@ -1072,7 +1188,7 @@ class FaithRules(Rules):
                 return Order(("flip", "free"), ("flip", "free"))   # CHOICE 29
         if state["flow"]["phase"] == "divine":
             return NONE
-        return DONE
+        return DONE   # also: contest (no bid), jihad (the rest rolled), infidels (no moves)
 
     def bot_choice(self, state, player, legal, rng):
         return bot.choose(self, state, player, legal, rng)
@@ -1123,6 +1239,8 @@ class FaithRules(Rules):
         }
         if flow["phase"] == "setup":
             out["waiting"] = list(flow["active"])
+        if g.get("jihad"):
+            out["jihad"] = dict(g["jihad"])
         if g.get("auction"):   # a live auction: stacks sit openly on the Power discs
             a = g["auction"]
             out["auction"] = {"kind": a["kind"], "current": a["current"], "turn": a["turn"],
@@ -1141,10 +1259,16 @@ class FaithRules(Rules):
 
     def summary(self, view):
         phase = {"setup": "set-up", "powerup": "Phase 3, Power-Up", "bidding": "Phase 4, Initiative", "action": "Phase 5, Action",
+                 "contest": "Phase 6, Divine Power: a contest", "jihad": "Phase 1: the Jihad's infidels",
+                 "infidels": "Phase 5: the infidels' turn (Jihad)",
                  "divine": "Phase 6, Divine Power"}.get(view["phase"], "the game is over")
         out = [("Era", f"{view['era']} of 30; {phase}" + (f" ({view['step']} turn)" if view.get("step") else "")),
                ("Turn order", ", ".join(view["turn_order"]) or "not yet"),
                ("Technology", ", ".join(t["name"].replace("_", " ") for t in view["technology"] if t["in_effect"]) or "none yet")]
+        if view.get("jihad"):
+            j = view["jihad"]
+            x = view["beliefs"].get(j["holder"], {})
+            out.append(("Jihad", f"{x.get('name', j['holder'])} control the infidels in era {j['era']}"))
         for pl in view["players"]:
             b = pl["belief"]
             if b and b in view["beliefs"]:
