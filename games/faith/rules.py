@@ -995,7 +995,9 @@ class FaithRules(Rules):
         if phase == "bidding":
             return self._apply_live_bid(state, player, order)
         if phase == "contest":
-            return jihad.apply_contest(state, player, order)
+            if g["pending"]["contest"]["kind"] == "jihad":
+                return jihad.apply_contest(state, player, order)
+            raise ValueError(f"unknown contest {g['pending']['contest']['kind']!r}")  # pragma: no cover
         if phase == "jihad":
             if kind == "infidel":
                 return jihad.place(self.tab, state, player, order.payload[1])
