@@ -1277,6 +1277,13 @@ class FaithRules(Rules):
                 x = view["beliefs"][b]
                 state = "dead" if not x["alive"] else f"level {x['level']}{', in limbo' if x['limbo'] else ''}, population {pl['population']}"
                 out.append((f"{pl['name']} ({x['name']})", state))
+        if view.get("your_bids"):
+            out.append(("Your sealed bid", ", ".join(f"{n} for the {view['beliefs'][b]['name'] if b in view['beliefs'] else b}"
+                                                     for b, n in sorted(view["your_bids"].items()))))
+        if view.get("auction"):
+            a = view["auction"]
+            out.append(("Bidding (live)", (f"{a['current']} to match" if a["current"] else "nobody has opened yet") + "; stacks " +
+                        ", ".join(f"{view['beliefs'][b]['name'] if b in view['beliefs'] else b} {n}" for b, n in a["stacks"].items() if b in a["in"])))
         if "hand" in view:
             out.append(("Your hand", ", ".join(f"{n} {view['beliefs'][b]['name'] if b in view['beliefs'] else b}"
                                                for b, n in sorted(view["hand"].items())) or "empty"))
