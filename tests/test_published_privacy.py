@@ -595,7 +595,7 @@ def test_a_planted_secret_is_caught(store, tmp_path, gtype):
     for what, phase, field in plants:
         if what == "a private event":
             caught = [p for p in found if "a private event is" in p and f"turn {phase + 1}" in p]
-        else:  # caught as what it is (an order given in several turns is named by one of them)
-            kind = what.split(" (turn ")[0] if "private order" in what else what
+        else:  # caught as what it is (an order given in several turns, or by several players, is named by one of them)
+            kind = "private order" if "private order" in what else what
             caught = [p for p in found if kind in p and (f"turn {phase + 1}" in p or f"turn-{phase + 1}." in p)]
         assert caught, f"{gtype}: {what}, planted into a public event of turn {phase + 1}, went unnoticed: {found[:5]}"

@@ -148,6 +148,7 @@ def resolve_battle(tab: Tables, g: dict, spec: dict, responses: dict, rng) -> li
     if aog_a:
         pay(g, spec["player"], aog_a, a)
     aog_d = 0
+    shown: dict[str, int] = {}
     for o, s in side.items():   # defenders' Armies of God: their standing orders (CHOICE 56: spent)
         r = responses.get(o, {})
         if s == "defender" and r.get("aog") and r.get("player"):
@@ -155,6 +156,22 @@ def resolve_battle(tab: Tables, g: dict, spec: dict, responses: dict, rng) -> li
             if k:
                 pay(g, r["player"], k, o)
                 aog_d += k
+                shown[o] = k
+    sealed = any(r.get("sealed") for r in responses.values())
+    if sealed:   # battles=sealed (responses.py): allies of the attacker and the infidels' helpers
+        for o, r in sorted(responses.items()):
+            key = "aog_attack" if side.get(o) == "attacker" and o != a else "helps" if o not in side else None
+            if key and r.get(key) and r.get("player"):
+                k = min(r[key], sum(g["hands"][r["player"]].values()))
+                if k:
+                    pay(g, r["player"], k, o)
+                    shown[o] = k
+                    if key == "aog_attack":
+                        aog_a += k
+                    else:
+                        aog_d += k
+        if spec["aog"]:
+            shown[a] = spec["aog"]
     red, white = rng.die(6), rng.die(6)
     A, D = atk + red + aog_a, dfn + white + aog_d
     if A >= 2 * D:
@@ -168,6 +185,8 @@ def resolve_battle(tab: Tables, g: dict, spec: dict, responses: dict, rng) -> li
     events: list[dict] = [{"type": "battle", "attacker": a, "at": hid, "named": spec["named"], "sides": side,
                            "attack": atk, "defence": dfn, "red": red, "white": white, "aog_attacker": aog_a,
                            "aog_defence": aog_d, "total_attack": A, "total_defence": D, "result": result}]
+    if sealed:
+        events[0]["aog"] = shown   # the sealed Armies of God, revealed by the battle
     losers = [o for o, s in side.items() if s != "attacker"]
     allies = [o for o, s in side.items() if s == "attacker" and o != a]
     attackers = [u for u in spec["units"] if u in g["units"]]

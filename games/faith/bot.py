@@ -221,6 +221,8 @@ def choose(rules, state, player, legal, rng):
         if "move" in by and rng.random() < 0.3:
             return rng.choice(by["move"])
         return done
+    if phase == "response":
+        return answer(rules, state, player, by, rng, done)
     if phase == "divine":
         hand = hand_total(g, player)
         if "jihad" in by and hand >= 12 and rng.random() < 0.12:
@@ -244,6 +246,9 @@ def choose(rules, state, player, legal, rng):
             return picks[0]
         return done
     # the action phase
+    standing = standing_choice(rules, state, player, rng)
+    if standing is not None:
+        return standing
     if "place" in by and rng.random() < 0.9:
         return by["place"][0] if rng.random() < 0.7 else rng.choice(by["place"])
     if "raise" in by and rng.random() < 0.5:
@@ -264,3 +269,70 @@ def choose(rules, state, player, legal, rng):
         return rng.choice(by["move"])
     return done
 
+
+
+def _leader(rules, g: dict) -> str | None:
+    """The belief with the most population on the board (the one to gang up on)."""
+    best = None
+    top = -1
+    for b, x in g["beliefs"].items():
+        if x["alive"]:
+            n = sum(sum(h["pop"].get(b, (0, 0))) for h in g["hexes"].values())
+            if n > top:
+                best, top = b, n
+    return best
+
+
+def answer(rules, state, player, by, rng, done):
+    """battles=sealed: a bot asked about battles answers each hex once: it defends against the
+    leader or sides with the weaker, stands aside otherwise; sends some Armies of God when it
+    defends; retreats toward its own people."""
+    g = state["game"]
+    a = g["answering"]
+    mine = a["answers"].get(player, {})
+    b = rules._belief(g, player)
+    lead = _leader(rules, g)
+    named = {x["spec"]["hex"]: x["spec"]["named"] for x in a["actions"] if x["kind"] == "attack"}
+    for hid in a["asked"].get(player, []):
+        got = mine.get(hid, {})
+        sides = [o for o in by.get("side", []) if o.payload[2] == hid]
+        if sides and "side" not in got:
+            want = "defender" if a["pos"] == lead or rng.random() < 0.3 else "attacker" if rng.random() < 0.15 else "aside"
+            return next(o for o in sides if o.payload[3] == want)
+        side = got.get("side") or ("defender" if named.get(hid) == b else None)
+        aogs = [o for o in by.get("aog", []) if o.payload[2] == hid]
+        if aogs and "aog" not in got and side in ("defender", "attacker", None) and rng.random() < 0.6:
+            small = [o for o in aogs if o.payload[3] <= max(3, hand_total(g, player) // 4)]
+            return rng.choice(small or aogs[:1])
+        backs = [o for o in by.get("retreat", []) if o.payload[2] == hid]
+        if backs and "retreat" not in got and rng.random() < 0.8:
+            return max(backs, key=lambda o: (sum(pop_of(g, o.payload[3], b)), o.payload[3]))
+    return done
+
+
+def standing_choice(rules, state, player, rng):
+    """battles=sealed: now and then a bot sets the standing orders that answer for it, so that
+    it is asked only where they do not (the pace: a round only for a real decision)."""
+    g = state["game"]
+    if g.get("battles") != "sealed" or rng.random() < 0.8:
+        return None
+    st = g["standing"][player]
+    b = rules._belief(g, player)
+    if "any" not in st["side"]:
+        return _try(rules, state, player, ("side", "any", "aside" if rng.random() < 0.8 else "defender"))
+    if "any" not in st["defend"]:
+        return _try(rules, state, player, ("defend", "any", "aog", str(rng.choice((0, 0, 1, 2)))))
+    for hid in rules.tab.world.order:
+        x = g["hexes"].get(hid)
+        if x is None or hid in st["retreat"] or not (b in x["pop"] or any(
+                g["units"][u]["o"] == b for u in _units_here(g, hid))):
+            continue
+        nbrs = [n for n in rules.tab.world.nbrs[hid] if n in g["hexes"]]
+        if nbrs:
+            best = max(nbrs, key=lambda n: (sum(pop_of(g, n, b)), -sum(sum(v) for v in g["hexes"][n]["pop"].values()), n))
+            return _try(rules, state, player, ("retreat", hid, "->", best))
+    return None
+
+
+def _units_here(g: dict, hid: str) -> list:
+    return [u for u, x in g["units"].items() if x["h"] == hid]

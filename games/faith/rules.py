@@ -62,11 +62,11 @@ Procedure choices written here rather than in data.toml:
 from __future__ import annotations
 
 from pbem.core.engine import Event, GameInfo, Rules
-from pbem.core.errors import DataError, IllegalOrderError, InvalidOrderError
+from pbem.core.errors import DataError, IllegalOrderError, InvalidOrderError, OrderError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
-from . import auction, bot, jihad, positions
+from . import auction, bot, jihad, positions, responses
 from .battle import assassinate, assassinate_orders, resolve_battle
 from .conversion import (
     convert,
@@ -116,11 +116,14 @@ GAME_INFO = GameInfo(
         "youngest": "the players, youngest first, comma-separated (for the initiative ties); default: an order drawn at set-up",
         "bidding": "proxy (default: one sealed maximum `bid N` with the Power-Up, the auction played from it) or live "
                    "(Phase 4 asked one position at a time: a deadline for every match, raise or pass)",
+        "battles": "sealed (default: the gods with pieces in an attacked hex, and anyone for a hex of infidels alone, answer "
+                   "in one sealed round per attacker's turn -- side, Armies of God, retreat) or standing (part 1: "
+                   "their standing orders answer, no round)",
     },
 )
 
 PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side",
-                    "bid", "jihad"})
+                    "bid", "jihad", "aog"})
 ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side")
 
 GRAMMAR = Grammar(
@@ -157,7 +160,9 @@ GRAMMAR = Grammar(
         "overflow": ("HEX -> HEX", "standing: where newborns of HEX go when it is full, in order (`overflow 23 -> 24 -> 13`; `overflow 23 -> none` clears)"),
         "retreat": ("HEX -> HEX", "standing: where your pieces at HEX retreat to after a lost defence (`retreat 23 -> 24`)"),
         "defend": ("any|HEX aog int", "standing: Armies of God you add when your belief defends (`defend any aog 3`, `defend 23 aog 5`)"),
-        "side": ("any|HEX attacker|defender|aside", "standing: your side in a battle in HEX that is not against you (default aside)"),
+        "side": ("any|HEX attacker|defender|aside", "standing: your side in a battle in HEX that is not against you (default aside); "
+                 "asked about a battle at HEX (battles=sealed): your answer for it"),
+        "aog": ("HEX int", "asked about a battle at HEX (battles=sealed): the Armies of God you send to your side, from your hand"),
     },
     aliases={
         "population": "pop", "faith": "pop", "knights": "knight", "militias": "militia", "heroes": "hero",
@@ -196,6 +201,9 @@ class FaithRules(Rules):
         if bidding not in ("proxy", "live"):
             raise DataError(f"faith: option bidding must be 'proxy' or 'live', not {bidding!r}")
         events: list[Event] = []
+        battles = options.get("battles", self.data["options"]["battles"])
+        if battles not in ("sealed", "standing"):
+            raise DataError(f"faith: option battles must be 'sealed' or 'standing', not {battles!r}")
         if options.get("youngest"):
             youngest = [p.strip().lower() for p in options["youngest"].split(",") if p.strip()]
             if sorted(youngest) != sorted(players):
@@ -214,6 +222,8 @@ class FaithRules(Rules):
             "arrived": {}, "fought_pop": {}, "pogroms": [], "battled": [], "finished": [], "live": 0,
             "jihad": None, "pending": {},
         }
+        if battles == "sealed":   # only then: battles=standing keeps part 1's state exactly
+            g["battles"] = "sealed"
         state = {"flow": {"phase": "setup", "active": list(players), "sealed": True, "over": False,
                           "prompt": "set-up: name your belief (`belief NAME`) and your start level (`level 1|2|3`)"},
                  "game": g}
@@ -296,6 +306,8 @@ class FaithRules(Rules):
             text = f"era {g['era']}, Phase 4 (Initiative), the {p} to bid (stacks: {stacks}): {what}"
         elif phase == "divine":
             text = f"era {g['era']}, Phase 6 (Divine Power): one intervention, or `none`"
+        elif phase == "response":
+            text = responses.prompt(self.tab, g)
         else:
             text = state["flow"].get("prompt", "")
         state["flow"]["prompt"] = text
@@ -440,7 +452,14 @@ class FaithRules(Rules):
             return self._finish_setup(state, rng)
         if phase == "powerup":
             return self._end_powerup(state, rng)
+        if phase == "response":   # battles=sealed: the round is answered, the battles are fought
+            events = responses.fight(self, state, rng)
+            flow.pop("pace", None)
+            flow.update(phase="action", active=[], sealed=g["pace"] != "live")
+            return events + self._after_battles(state, rng)
         if phase == "action":
+            if responses.sealed(g) and (g.get("answering") or g.get("deferred")):
+                return self._after_battles(state, rng)
             if g["pace"] == "live":
                 return self._live_next(state)
             return self._end_action(state)
@@ -508,6 +527,74 @@ class FaithRules(Rules):
         if kind == "jihad":
             return jihad.end_contest(self, state)
         raise ValueError(f"unknown contest {kind!r}")  # pragma: no cover
+    def _after_battles(self, state: dict, rng: Rng) -> list[Event]:
+        """battles=sealed: the attacker's turn is over: ask the round about his battles, or
+        fight them if nobody has anything to decide; then the later gods' waiting lines
+        (compact pace), each judged now; then the phase goes on."""
+        g = state["game"]
+        flow = state["flow"]
+        events: list[Event] = []
+        for _ in range(1000):
+            if flow.get("over"):
+                return events
+            events += self._run_deferred(state, rng)
+            if flow.get("over"):
+                return events
+            if g.get("answering"):
+                asked = responses.open_round(self.tab, g)
+                if asked:
+                    order = [p for p in self._players(g) if p in asked] + sorted(p for p in asked if p not in self._players(g))
+                    flow.update(phase="response", active=order, sealed=True, pace="reaction")
+                    self._prompt(state)
+                    a = g["answering"]
+                    events.append({"type": "round_asked", "attacker": a["pos"], "player": a["player"],
+                                   "hexes": sorted({h for hs in asked.values() for h in hs}), "asked": order})
+                    return events
+                events += responses.fight(self, state, rng)
+                continue
+            if not g.get("deferred"):
+                break
+        g.pop("deferred", None)
+        if flow.get("over") or flow["active"]:
+            return events
+        if g["pace"] == "live":
+            return events + self._live_next(state)
+        return events + self._end_action(state)
+
+    def _run_deferred(self, state: dict, rng: Rng) -> list[Event]:
+        """The later gods' lines that waited for an attacker's battles, in order, until one
+        of them declares battles and another god's line follows (his turn is over)."""
+        g = state["game"]
+        events: list[Event] = []
+        while g.get("deferred") and not state["flow"].get("over"):
+            item = g["deferred"][0]
+            p = item["player"]
+            if g.get("answering") and g["answering"]["player"] != p:
+                break
+            g["deferred"].pop(0)
+            b = self._belief(g, p)
+            text = " ".join(item["tokens"])
+            try:
+                if b is None:
+                    raise IllegalOrderError("you have no living belief")
+                order = self._reparse(state, p, b, item["tokens"])
+            except OrderError as err:
+                events.append({"type": "void", "player": p, "order": text,
+                               "reason": f"after the battles before it: {err.message}", "to": p})
+                continue
+            events += self.apply(state, p, order, rng)
+        if not g.get("deferred"):
+            g.pop("deferred", None)
+        return events
+
+    def _reparse(self, state: dict, player: str, b: str, tokens: list[str]) -> Order:
+        verb, args = tokens[0], list(tokens[1:])
+        with reading(state["game"]):
+            if verb in ("move", "attack"):
+                return getattr(self, f"_parse_{verb}")(state, player, b, args)
+            if verb == "assassinate" and tuple(args) in assassinate_orders(state["game"], b):
+                return Order(tuple(tokens), ("assassinate", *args))
+        raise IllegalOrderError(f"'{' '.join(tokens)}' is not possible now")
 
     def _live_next(self, state: dict) -> list[Event]:
         g = state["game"]
@@ -564,6 +651,8 @@ class FaithRules(Rules):
             return out + self._bid_examples(state, player) + [DONE]
         if phase == "bidding":
             return self._bid_examples(state, player) + [DONE]
+        if phase == "response":
+            return self._answer_orders(state, player) + [DONE]
         if phase == "divine":
             out = [Order((t[0], *t[1:]), t) for t in divine_orders(self.tab, g, player, b)]
             out += bot.apotheosis_examples(self, state, player, b)
@@ -624,6 +713,37 @@ class FaithRules(Rules):
             o = bot._try(self, state, player, ("bid", *t))
             if o is not None:
                 out.append(o)
+        return out
+
+    def _answer_orders(self, state, player) -> list[Order]:
+        """battles=sealed: the answers `player` may give this round (representative Armies of
+        God amounts; `aog HEX N` takes any N up to the hand)."""
+        g = state["game"]
+        a = g["answering"]
+        hand = hand_total(g, player)
+        out: list[Order] = []
+        for x in a["actions"]:
+            if x["kind"] != "attack" or x["spec"]["hex"] not in a["asked"].get(player, []):
+                continue
+            spec = x["spec"]
+            hid = spec["hex"]
+            need: set[str] = set()
+            for o in positions.positions_of(g, player):
+                for m in positions.members(g, o):
+                    need |= set(responses.decisions(self.tab, g, spec, m))
+                    if m in responses.owners_at(g, hid) and m != spec["named"]:
+                        need.add("side")
+            if "side" in need and not any(o.tokens[:2] == ("side", hid) for o in out):
+                out += [Order(("side", hid, s), ("answer", "side", hid, s)) for s in responses.SIDES]
+            if "aog" in need and hand and not any(o.tokens[:2] == ("aog", hid) for o in out):
+                amounts = sorted({n for n in (1, 2, 3, 5, 10, hand) if n <= hand})
+                out += [Order(("aog", hid, str(n)), ("answer", "aog", hid, n)) for n in amounts]
+            if "retreat" in need and not any(o.tokens[:2] == ("retreat", hid) for o in out):
+                for o in positions.positions_of(g, player):
+                    for t in responses.retreat_hexes(self.tab, g, hid, o):
+                        order = Order(("retreat", hid, "->", t), ("answer", "retreat", hid, t))
+                        if order not in out:
+                            out.append(order)
         return out
 
     def standing_orders(self, state, player):
@@ -697,9 +817,18 @@ class FaithRules(Rules):
             if verb == "attack" and dict(order.payload[1])["aog"]:
                 raise IllegalOrderError("the infidels have no Armies of God")
             return order
-        phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine"}
+        phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine", "aog": "response"}
         if flow["phase"] != phases[verb]:
-            raise IllegalOrderError(f"'{verb}' is an order of the {'Action' if phases[verb] == 'action' else 'Divine Power'} phase")
+            names = {"action": "Action", "divine": "Divine Power", "response": "battle answers' round"}
+            raise IllegalOrderError(f"'{verb}' is an order of the {names[phases[verb]]} phase")
+        ans = g.get("answering")
+        if verb in ("move", "attack") and ans and ans["player"] != player:
+            # battles=sealed, compact: this line waits for an earlier god's battles and is
+            # judged when it runs (responses.py, CHOICE 141)
+            try:
+                return getattr(self, f"_parse_{verb}")(state, player, b, args)
+            except OrderError:
+                return Order((verb, *args), ("defer",))
         return getattr(self, f"_parse_{verb}")(state, player, b, args)
 
     def _parse_bid(self, state, player, b, args):
@@ -733,6 +862,23 @@ class FaithRules(Rules):
                 raise IllegalOrderError(f"your hand holds {hand_total(g, player)} faith" + (f" ({own} of it already bid)" if own else ""))
             return Order(("bid", str(n)), ("bid", n, pos))
         raise IllegalOrderError("'bid' is an order of the Power-Up (Phase 3-4) or of an auction")
+    def _round_hex(self, state, player, tok: str) -> str | None:
+        """battles=sealed: the hex `tok` names when it is one of this round's for `player`."""
+        if state["flow"]["phase"] != "response" or player not in state["flow"]["active"]:
+            return None
+        return tok if tok in responses.round_hexes(state["game"], player) else None
+
+    def _parse_aog(self, state, player, b, args):
+        g = state["game"]
+        if len(args) != 2:
+            raise InvalidOrderError("expected `aog HEX N`")
+        hid = self._hex(args[0])
+        n = self._int(args[1], "the Armies of God")
+        if self._round_hex(state, player, hid) is None:
+            raise IllegalOrderError(f"you are not asked about a battle at {hid}")
+        if n > hand_total(g, player):
+            raise IllegalOrderError(f"your hand holds {hand_total(g, player)} faith for the Armies of God")
+        return Order(("aog", hid, str(n)), ("answer", "aog", hid, n))
 
     def _parse_take(self, state, player, b, args):
         g = state["game"]
@@ -783,6 +929,11 @@ class FaithRules(Rules):
         if len(args) != 3 or args[1] != "->":
             raise InvalidOrderError("expected `retreat HEX -> HEX` or `retreat HEX -> none`")
         src = self._hex(args[0])
+        if self._round_hex(state, player, src) and args[2] != "none":   # battles=sealed: an answer
+            dst = self._hex(args[2])
+            if dst not in self.world.nbrs[src]:
+                raise IllegalOrderError(f"{dst} is not next to {src}")
+            return Order(("retreat", src, "->", dst), ("answer", "retreat", src, dst))
         if args[2] == "none":
             return Order(("retreat", src, "->", "none"), ("retreat", src, None))
         dst = self._hex(args[2])
@@ -802,6 +953,8 @@ class FaithRules(Rules):
             raise InvalidOrderError("expected `side any|HEX attacker|defender|aside`")
         where = "any" if args[0] == "any" else self._hex(args[0])
         s = self._kind(args[1], ("attacker", "defender", "aside"))
+        if where != "any" and self._round_hex(state, player, where):   # battles=sealed: an answer
+            return Order(("side", where, s), ("answer", "side", where, s))
         return Order(("side", where, s), ("side", where, s))
 
     def _parse_place(self, state, player, b, args):
@@ -969,7 +1122,11 @@ class FaithRules(Rules):
 
     # --- applying ---------------------------------------------------------------------------
     def private_order(self, state, player, order):
-        """Hands and standing orders are secret: take, give and the standing verbs are private."""
+        """Hands and standing orders are secret: take, give and the standing verbs are private;
+        with battles=sealed the answers of a round (`aog` too) and the attack lines (their
+        Armies of God) are sealed until the battle reveals them."""
+        if order.verb in ("aog", "attack") and responses.sealed(state["game"]):
+            return True
         if order.verb == "bid":   # sealed maxima (CHOICE 36); a live bid is made openly
             return state["flow"]["phase"] != "bidding"
         if order.verb == "jihad":   # the declaration is public when executed, its maximum never
@@ -979,6 +1136,8 @@ class FaithRules(Rules):
     def apply(self, state, player, order, rng):
         g = state["game"]
         kind = order.payload[0]
+        if kind == "answer":   # battles=sealed: an answer of the round
+            return responses.answer(g, player, *order.payload[1:])
         if kind in ANYTIME:
             return self._apply_anytime(state, player, order, rng)
         phase = state["flow"]["phase"]
@@ -1014,6 +1173,13 @@ class FaithRules(Rules):
         if phase == "divine":   # executed in initiative order once all are in (_run_divine)
             g["pending"].setdefault("divine", []).append({"player": player, "pos": b, "order": list(order.payload)})
             return self._done(state, player, b)
+        if phase == "response":   # pragma: no cover - only answers and done are legal then
+            raise ValueError(f"unknown answer {order.text!r}")
+        ans = g.get("answering")
+        if kind == "defer" or (ans and ans["player"] != player and kind in ("move", "attack", "assassinate")):
+            # battles=sealed, compact: an earlier god's battles wait for their round; this
+            # god's Movement and Battle line waits for them (responses.py, CHOICE 141)
+            return responses.defer(g, player, order.tokens, order.text)
         step = STEP_OF[kind]
         if g["pace"] == "compact" and step > g["step"]:
             g["step"] = step
@@ -1034,8 +1200,12 @@ class FaithRules(Rules):
         if b not in g["battled"]:
             g["battled"].append(b)
         if kind == "assassinate":
+            if ans:   # battles=sealed: after a battle waiting for its round, in order
+                return responses.declare_assassination(g, player, order.payload[1:])
             return assassinate(self.tab, g, b, *order.payload[1:], rng)
         if kind == "attack":
+            if responses.sealed(g):
+                return self._sealed_battle(state, player, b, dict(order.payload[1]), rng)
             return self._battle(state, player, b, dict(order.payload[1]), rng)
         raise ValueError(f"unknown order {order.text!r}")  # pragma: no cover
 
@@ -1044,6 +1214,8 @@ class FaithRules(Rules):
         events: list[Event] = []
         if state["flow"]["phase"] == "powerup":
             events += power_base(self.tab, g, player, b)
+        if state["flow"]["phase"] == "response":
+            events.append({"type": "answered", "player": player})
         if player in state["flow"]["active"]:
             state["flow"]["active"].remove(player)
         return events
@@ -1071,6 +1243,22 @@ class FaithRules(Rules):
         else:
             where = {order.payload[2]: what}
         return flip(self.tab, g, player, b, where)
+
+    def _full_spec(self, player, b, spec) -> dict:
+        return {"attacker": b, "player": player, "hex": spec["hex"], "named": spec["named"],
+                "groups": list(spec["groups"]), "units": list(spec["units"]), "pop": dict(spec["pop"]),
+                "aog": spec["aog"], "advance": spec["advance"]}
+
+    def _sealed_battle(self, state, player, b, spec, rng) -> list[Event]:
+        """battles=sealed: a battle nobody has to answer is fought at once (unless one of the
+        turn waits already: then it waits too); else it waits for the turn's round."""
+        g = state["game"]
+        full = self._full_spec(player, b, spec)
+        # CHOICE 144: the Jihad's infidel turn is answered by the standing orders (no round)
+        if state["flow"]["phase"] != "infidels" and (g.get("answering") or responses.needs_round(self.tab, g, full)):
+            return responses.declare(g, player, b, full)
+        events = resolve_battle(self.tab, g, full, responses.responses_for(self.tab, g, full, {}), rng)
+        return events + self._check_alive(state)
 
     def _battle(self, state, player, b, spec, rng) -> list[Event]:
         g = state["game"]
@@ -1247,6 +1435,12 @@ class FaithRules(Rules):
             a = g["auction"]
             out["auction"] = {"kind": a["kind"], "current": a["current"], "turn": a["turn"],
                               "in": list(a["remaining"]), "stacks": dict(a["stacks"])}
+        ans = g.get("answering")
+        if ans and ans["open"]:   # battles=sealed: the round's public facts (the answers are sealed)
+            out["battles_asked"] = {"attacker": ans["pos"], "player": ans["player"], "asked": sorted(ans["asked"]),
+                                    "battles": [{"at": x["spec"]["hex"], "named": x["spec"]["named"],
+                                                 "groups": responses.public_groups(x["spec"])}
+                                                for x in ans["actions"] if x["kind"] == "attack"]}
         if player is not None and player in g["seats"]:
             out["you"] = player
             out["hand"] = dict(g["hands"][player])
@@ -1257,12 +1451,16 @@ class FaithRules(Rules):
                 out["your_bids"] = mine
             if flow["phase"] == "setup":
                 out["your_choices"] = dict(g["choices"].get(player, {}))
+            if ans and ans["open"] and player in ans["asked"]:
+                out["your_answers"] = {h: dict(v) for h, v in ans["answers"].get(player, {}).items()}
+                out["asked_about"] = list(ans["asked"][player])
         return out
 
     def summary(self, view):
         phase = {"setup": "set-up", "powerup": "Phase 3, Power-Up", "bidding": "Phase 4, Initiative", "action": "Phase 5, Action",
                  "contest": "Phase 6, Divine Power: a contest", "jihad": "Phase 1: the Jihad's infidels",
                  "infidels": "Phase 5: the infidels' turn (Jihad)",
+                 "response": "Phase 5, battles answered",
                  "divine": "Phase 6, Divine Power"}.get(view["phase"], "the game is over")
         out = [("Era", f"{view['era']} of 30; {phase}" + (f" ({view['step']} turn)" if view.get("step") else "")),
                ("Turn order", ", ".join(view["turn_order"]) or "not yet"),
