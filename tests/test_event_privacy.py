@@ -27,9 +27,26 @@ def test_every_event_addressed_with_to_names_a_player(game_type):
             res = engine.resolve(rules, state, scripts, str(seed))
             state = res.state
             seen += res.events
-        bad = [e for e in seen if "to" in e and e["to"] not in players]
+        bad = [e for e in seen if "to" in e and (not engine.recipients(e) or set(engine.recipients(e)) - set(players))]
         assert not bad, f"{game_type}: events use 'to' for something other than a player: {bad[:3]}"
         assert any("to" not in e for e in seen)
+
+
+def test_an_event_addressed_to_a_list_is_seen_by_exactly_those_players():
+    """Engine G5: "to" may list several players (a gift seen by giver and receiver); every one
+    listed sees the event, nobody else -- not another player, not the public."""
+    from pbem.render.reports import visible_events
+    gift = {"type": "given", "faith": 5, "to": ["ann", "bob"]}
+    alone = {"type": "hand", "to": "ann"}
+    public = {"type": "era", "era": 2}
+    events = [gift, alone, public]
+    assert visible_events(events, "ann") == [gift, alone, public]
+    assert visible_events(events, "bob") == [gift, public]
+    assert visible_events(events, "cat") == [public]
+    assert visible_events(events, None) == [public]
+    assert engine.recipients(gift) == ["ann", "bob"] and engine.recipients(alone) == ["ann"]
+    assert engine.recipients(public) is None
+    assert not engine.visible_to({"type": "x", "to": []}, None)
 
 
 def test_a_wasteland_move_is_in_everyones_report(gods_game, db):

@@ -6,6 +6,7 @@ responses into; part 1 fills `responses` from the standing orders and the defaul
 
 from __future__ import annotations
 
+from . import positions
 from .conversion import martyrdom
 from .population import can_enter, room
 from .tables import Tables, modern_arms
@@ -33,8 +34,8 @@ def sides(g: dict, hid: str, attacker: str, named: str, standing: dict) -> dict[
     owners = set(g["hexes"][hid]["pop"]) | {g["units"][u]["o"] for u in units_at(g, hid)}
     out = {}
     for o in sorted(owners):
-        if o == attacker:
-            out[o] = "attacker"
+        if o == attacker or (o in g["beliefs"] and positions.lead(g, o) == positions.lead(g, attacker)):
+            out[o] = "attacker"   # a covenant's beliefs act as one (L360)
         elif o == named or o == INFIDEL:
             out[o] = "defender"
         else:

@@ -10,9 +10,13 @@ from .tables import cap
 from .world import hand_total, pop_of
 
 
-def _try(rules, state, player, tokens):
+def _try(rules, state, player, tokens, b=None):
+    """`tokens` parsed as `player`'s order (acting for belief `b` when she has several)."""
+    tokens = list(tokens)
+    if b is not None and len(rules.actors(state["game"], player)) > 1:
+        tokens += ["for", b]
     try:
-        return rules.parse(state, player, list(tokens))
+        return rules.parse(state, player, tokens)
     except OrderError:
         return None
 
@@ -39,7 +43,7 @@ def place_examples(rules, state, player, b, limit: int = 8) -> list:
     cands.sort()
     out = []
     for _, hid, r in cands[:limit]:
-        o = _try(rules, state, player, ("place", str(min(have, r)), hid))
+        o = _try(rules, state, player, ("place", str(min(have, r)), hid), b)
         if o is not None:
             out.append(o)
     return out
@@ -63,7 +67,7 @@ def move_examples(rules, state, player, b, limit: int = 10) -> list:
         reach = allowance(tab, g, b, kind, False)
         dests = reachable(tab, g, b, kind, hid, min(reach, 2))
         for dst in dests[:2]:
-            o = _try(rules, state, player, ("move", str(n), kind, "pacified" if kind == "pop" else "ready", hid, "->", dst))
+            o = _try(rules, state, player, ("move", str(n), kind, "pacified" if kind == "pop" else "ready", hid, "->", dst), b)
             if o is not None:
                 out.append(o)
         if len(out) >= limit:
@@ -101,7 +105,7 @@ def attack_examples(rules, state, player, b, limit: int = 6) -> list:
                 groups += [str(n), k, src]
         if not groups:
             continue
-        o = _try(rules, state, player, ("attack", hid, others[0], "with", *groups))
+        o = _try(rules, state, player, ("attack", hid, others[0], "with", *groups), b)
         if o is not None:
             out.append(o)
         if len(out) >= limit:
@@ -123,7 +127,7 @@ def apotheosis_examples(rules, state, player, b, limit: int = 3) -> list:
         for o, (p, u) in sorted(x["pop"].items()):
             if o not in (b, "infidel") and o in g["beliefs"]:
                 k = min(can, p + u)
-                order = _try(rules, state, player, ("apotheosis", str(k), o, hid))
+                order = _try(rules, state, player, ("apotheosis", str(k), o, hid), b)
                 if order is not None:
                     out.append(order)
         if len(out) >= limit:
@@ -188,9 +192,11 @@ def choose(rules, state, player, legal, rng):
         if ch["level"] is None:
             return rng.choice(by["level"])
         return done
+    if phase == "negotiation":
+        return _deal(rules, state, player, done, rng)
     if phase == "powerup":
-        if "flip" in by and player not in g["finished"]:
-            free = [o for o in by["flip"] if o.payload[1] == "free"]
+        if "flip" in by:
+            free = [o for o in by["flip"] if o.payload[1] == "free"]   # offered until taken
             if free:
                 return free[0]
             if rng.random() < 0.4:
@@ -231,15 +237,14 @@ def choose(rules, state, player, legal, rng):
         for v in ("levelup", "miracle", "calling", "abundance", "smite", "apotheosis", "pestilence", "plague"):
             if v in by and rng.random() < 0.35:
                 opts = by[v]
+                own = rules.actors(g, player)
+                mine = lambda hid: sum(sum(pop_of(g, hid, b)) for b in own)
                 if v == "smite":
-                    b = rules._belief(g, player)
-                    opts = [o for o in opts if o.payload[3] != b]
+                    opts = [o for o in opts if o.payload[3] not in own]
                 if v in ("miracle", "calling"):
-                    b = rules._belief(g, player)
-                    opts = [o for o in opts if sum(pop_of(g, o.payload[1], b))] or opts
+                    opts = [o for o in opts if mine(o.payload[1])] or opts
                 if v in ("plague", "pestilence", "apotheosis"):
-                    b = rules._belief(g, player)
-                    opts = [o for o in opts if not sum(pop_of(g, o.payload[-1] if v != "apotheosis" else o.payload[3], b))]
+                    opts = [o for o in opts if not mine(o.payload[-1] if v != "apotheosis" else o.payload[3])]
                 if opts:
                     picks.append(rng.choice(opts))
         if picks and hand >= 5:
@@ -336,3 +341,18 @@ def standing_choice(rules, state, player, rng):
 
 def _units_here(g: dict, hid: str) -> list:
     return [u for u, x in g["units"].items() if x["h"] == hid]
+
+
+def _deal(rules, state, player, done, rng):
+    """Phase 2: the bot's deals of this round (negotiation.bot_lines), one line a call. The
+    plan is kept in the copy of the state the bot plays forward (host.bot_script)."""
+    from . import negotiation
+    g = state["game"]
+    plans = g.setdefault("bot_plan", {})
+    if player not in plans:
+        plans[player] = negotiation.bot_lines(rules, state, player, rng)
+    while plans[player]:
+        order = _try(rules, state, player, plans[player].pop(0).split())
+        if order is not None:
+            return order
+    return done

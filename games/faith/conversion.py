@@ -3,6 +3,7 @@ Prophet, High Priest, Hero or Apostle; and martyrdom, which converts wholesale."
 
 from __future__ import annotations
 
+from . import positions
 from .tables import Tables
 from .world import INFIDEL, add_pop, bank, bless, pop_of, units_at, unrest_all
 
@@ -26,8 +27,10 @@ def change_pop(g: dict, hid: str, src: str, dst: str, pac: int, unr: int) -> Non
 
 
 def others_here(g: dict, hid: str, belief: str) -> list[str]:
-    return sorted({o for o in g["hexes"][hid]["pop"] if o != belief}
-                  | {x["o"] for x in g["units"].values() if x["h"] == hid and x["o"] != belief})
+    """The other owners at `hid`: not `belief`, nor its covenant partner (one belief, L360)."""
+    own = set(positions.members(g, positions.lead(g, belief))) if belief in g["beliefs"] else {belief}
+    return sorted({o for o in g["hexes"][hid]["pop"] if o not in own}
+                  | {x["o"] for x in g["units"].values() if x["h"] == hid and x["o"] not in own})
 
 
 def convert_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
@@ -71,7 +74,8 @@ def slaughter_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
     for hid in sorted({x["h"] for x in g["units"].values() if x["o"] == belief and x["k"] in SLAYERS and x["slew"] != era}):
         kinds = sorted({g["units"][u]["k"] for u in units_at(g, hid, belief)
                         if g["units"][u]["k"] in SLAYERS and g["units"][u]["slew"] != era})
-        victims = [o for o in sorted(g["hexes"][hid]["pop"]) if o != belief]
+        others = set(others_here(g, hid, belief))
+        victims = [o for o in sorted(g["hexes"][hid]["pop"]) if o in others]
         for k in kinds:
             for o in victims:
                 out.append((hid, k, o))
@@ -105,10 +109,11 @@ def pogrom_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
         h = g["hexes"].get(hid)
         if not h or h["pop"].get(belief, [0, 0])[0] < need or (belief, hid) in done:
             continue
+        others = set(others_here(g, hid, belief))
         for o in sorted(h["pop"]):
-            if o != belief:
+            if o in others:
                 out.append((hid, "pop", o))
-        for o in sorted({g["units"][u]["o"] for u in units_at(g, hid) if g["units"][u]["o"] != belief}):
+        for o in sorted({g["units"][u]["o"] for u in units_at(g, hid) if g["units"][u]["o"] in others}):
             kinds = {g["units"][u]["k"] for u in units_at(g, hid, o)}
             for t in ("prophet", "apostle"):
                 if t in kinds:

@@ -5,8 +5,9 @@ Judgement and Jihad (contests) are part 2."""
 
 from __future__ import annotations
 
+from . import positions
 from .battle import kill_pop, kill_unit
-from .tables import Tables
+from .tables import Tables, level
 from .world import (
     INFIDEL,
     bless,
@@ -35,7 +36,7 @@ def divine_orders(tab: Tables, g: dict, player: str, belief: str) -> list[tuple]
     hand = hand_total(g, player)
     out: list[tuple] = []
     land = [h for h in tab.world.order if tab.world.hexes[h].printed != "sea"]
-    if hand >= cost["levelup"] and g["beliefs"][belief]["level"] < 3:   # CHOICE 63
+    if hand >= cost["levelup"] and level(g, belief) < 3:   # CHOICE 63
         out.append(("levelup",))
     if hand >= cost["smite"]:
         for hid in land:
@@ -61,7 +62,7 @@ def divine_orders(tab: Tables, g: dict, player: str, belief: str) -> list[tuple]
 
 
 def apotheosis_check(tab: Tables, g: dict, player: str, belief: str, n: int, owner: str, hid: str) -> str | None:
-    if owner == belief or owner == INFIDEL or owner not in g["beliefs"]:
+    if positions.lead(g, owner) == positions.lead(g, belief) or owner == INFIDEL or owner not in g["beliefs"]:
         return "Apotheosis takes another god's population (not your own, not infidels)"
     if n < 1:
         return "take at least one chip"
@@ -83,8 +84,10 @@ def intervene(tab: Tables, g: dict, player: str, belief: str, verb: str, args: t
     ev = {"type": "intervention", "belief": belief, "power": verb, "cost": cost}
     events: list[dict] = [ev]
     if verb == "levelup":
-        g["beliefs"][belief]["level"] += 1
-        ev["level"] = g["beliefs"][belief]["level"]
+        new = level(g, belief) + 1   # a covenant's stacked discs move together (L360)
+        for m in positions.members(g, positions.lead(g, belief)):
+            g["beliefs"][m]["level"] = new
+        ev["level"] = new
     elif verb == "smite":
         hid, kind, owner = args
         die = rng.die(6)

@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from .tables import RAISABLE, Tables, cap, seaway_open
+from . import positions
+from .tables import RAISABLE, Tables, cap, level, seaway_open
 from .world import (
     INFIDEL,
     add_pop,
@@ -71,16 +72,19 @@ def pacify_infidels(g: dict) -> None:
             h["pop"][INFIDEL] = [p + u, 0]
 
 
-def natural_pacification(tab: Tables, g: dict, belief: str) -> int:
+def natural_pacification(tab: Tables, g: dict, belief: str, faith: list[str] | None = None) -> int:
     """Unrest chips of `belief` turn pacified where an unbroken military unit of the belief
-    stands or two or more pacified chips of it are."""
+    stands or two or more pacified chips of it are. `faith`: the beliefs of its position (a
+    covenant's two beliefs are the same faith, L360)."""
+    faith = faith or [belief]
     flipped = 0
     for hid, h in g["hexes"].items():
         p, u = h["pop"].get(belief, [0, 0])
         if not u:
             continue
-        guard = any(not x["b"] and tab.units[x["k"]]["military"] for x in (g["units"][k] for k in units_at(g, hid, belief)))
-        if guard or p >= 2:
+        guard = any(not x["b"] and tab.units[x["k"]]["military"]
+                    for f in faith for x in (g["units"][k] for k in units_at(g, hid, f)))
+        if guard or sum(h["pop"].get(f, [0, 0])[0] for f in faith) >= 2:
             h["pop"][belief] = [p + u, 0]
             flipped += u
     return flipped
@@ -95,17 +99,24 @@ def overflow_targets(tab: Tables, g: dict, hid: str, belief: str, wanted: list[s
     return [t for t in first + rest if can_enter(tab, g, t, belief, True)]
 
 
-def reproduce(tab: Tables, g: dict, belief: str, overflow: dict) -> list[dict]:
+def reproduce(tab: Tables, g: dict, belief: str, overflow: dict, pool: list[str] | None = None) -> list[dict]:
     """Each 2 working chips in a green hex make one new chip in unrest, counted before any is
-    placed; the hex is filled first, the rest go to adjacent hexes; no room: not created."""
+    placed; the hex is filled first, the rest go to adjacent hexes; no room: not created.
+    `pool`: a covenant's beliefs, whose working chips count together; the newborns are of the
+    belief with more working chips in the hex (ties: the first, the covenant's lead) --
+    L318 "Covenants can use the population of both the beliefs to create new populations of
+    either" (CHOICE 25)."""
     per = tab.data["population"]["reproduce_per"]
+    pool = pool or [belief]
     births = []
     for hid in tab.world.order:
         h = g["hexes"].get(hid)
-        if h and h["t"] == "fertile" and pacified(g, hid, belief) >= per:
-            births.append((hid, pacified(g, hid, belief) // per))
+        if h and h["t"] == "fertile":
+            working = sum(pacified(g, hid, b) for b in pool)
+            if working >= per:
+                births.append((hid, working // per, max(pool, key=lambda b: pacified(g, hid, b))))
     events = []
-    for hid, n in births:
+    for hid, n, belief in births:
         here = min(n, room(tab, g, hid, belief))
         placed = {}
         if here:
@@ -148,7 +159,7 @@ def free_flips(tab: Tables, g: dict, belief: str) -> dict[str, int]:
 def flip(tab: Tables, g: dict, player: str, belief: str, where: dict[str, int]) -> list[dict]:
     """Flip pacified chips to unrest and collect the level's rate for each (L380-390); then
     special units re-pacify their hexes."""
-    lvl = g["beliefs"][belief]["level"]
+    lvl = level(g, belief)
     rate = tab.data["levels"]["power_per_flip"][str(lvl)]
     n = 0
     for hid, k in where.items():
@@ -167,7 +178,7 @@ def flip(tab: Tables, g: dict, player: str, belief: str, where: dict[str, int]) 
 
 
 def power_base(tab: Tables, g: dict, player: str, belief: str) -> list[dict]:
-    lvl = g["beliefs"][belief]["level"]
+    lvl = level(g, belief)
     gain = tab.data["levels"]["power_base"][str(lvl)]
     to_hand(g, player, belief, gain)
     bank(g, belief, -gain)
@@ -192,15 +203,15 @@ def to_infidels(g: dict, belief: str) -> int:
 def renaissance(tab: Tables, g: dict, order: list[str], rng) -> list[dict]:
     events = []
     loses = tab.data["technology"]["renaissance_loses"]
-    for b in order:
-        lvl = g["beliefs"][b]["level"]
+    for b in order:   # positions: a covenant rolls once, at its level, and loses both beliefs
+        lvl = level(g, b)
         if lvl == 1:
             die = None
             lost = True
         else:
             die = rng.die(6)
             lost = die <= loses[str(lvl)]
-        n = to_infidels(g, b) if lost else 0
+        n = sum(to_infidels(g, m) for m in positions.members(g, b)) if lost else 0
         events.append({"type": "renaissance", "belief": b, "level": lvl, "die": die, "lost": lost, "chips": n})
     return events
 

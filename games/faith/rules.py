@@ -7,6 +7,8 @@ to the mechanics, the views and the bots' choices. The board mechanics live besi
 
 * positions.py  -- who plays what: positions (a belief or a covenant), the ring, turn order,
                    controllers and levels
+* negotiation.py -- Phase 2: gifts, cessions, matched trades, proselytizing, covenants,
+                   schisms, new beliefs, raptures
 * world.py      -- the map (read and checked), population, hands, the Soul Bank ledger, the
                    special units' blessing (CHOICE 31)
 * population.py -- Phase 1 (infidel growth, pacification, reproduction, overflow), Phase 3
@@ -19,13 +21,17 @@ to the mechanics, the views and the bots' choices. The board mechanics live besi
 * auction.py    -- the poker-style all-pay auction (Phase 4 Initiative, the Jihad)
 * jihad.py      -- the Jihad: declaration, its contest, the holder's infidels
 
-The flow of an era (flow phases in quotes; a god is one player with one belief in part 1):
+The flow of an era (flow phases in quotes). A god (a player) controls up to two beliefs, as
+two positions or one covenant; she answers for all of them in one submission, each line
+acting for one belief (`for BELIEF`, CHOICE 110; the covenant's pieces keep their belief,
+CHOICE 111).
 
 * set-up ("setup", sealed): each god names her belief (several `belief` lines: preferences)
   and her level; then 26 infidels by the dice, start faith by level, the first initiative
   to the highest level (ties: the youngest, CHOICE 16).
 * era 1 starts at Phase 5. Era n >= 2: Phase 1 runs by itself (standing `overflow` orders
-  say where newborns go); Phase 2 does nothing yet (part 2: negotiation); Phase 3
+  say where newborns go); Phase 2 ("negotiation", sealed, negotiation.py): deals, covenants,
+  schisms, new beliefs, raptures, executed when the phase ends (CHOICE 81); Phase 3
   ("powerup", sealed): `flip` orders, executed in initiative order, and each position's
   sealed maximum `bid N`; Phase 4 (auction.py) plays the text's auction from the maxima
   (bidding=live: the flow phase "bidding" asks one position at a time, `bid N` or `pass`),
@@ -62,11 +68,11 @@ Procedure choices written here rather than in data.toml:
 from __future__ import annotations
 
 from pbem.core.engine import Event, GameInfo, Rules
-from pbem.core.errors import DataError, IllegalOrderError, InvalidOrderError, OrderError
+from pbem.core.errors import AmbiguousOrderError, DataError, IllegalOrderError, InvalidOrderError, OrderError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
-from . import auction, bot, jihad, positions, responses
+from . import auction, bot, jihad, negotiation, positions, responses
 from .battle import assassinate, assassinate_orders, resolve_battle
 from .conversion import (
     convert,
@@ -119,40 +125,50 @@ GAME_INFO = GameInfo(
         "battles": "sealed (default: the gods with pieces in an attacked hex, and anyone for a hex of infidels alone, answer "
                    "in one sealed round per attacker's turn -- side, Armies of God, retreat) or standing (part 1: "
                    "their standing orders answer, no round)",
+        "negotiation_rounds": "how many sealed Negotiation rounds (Phase 2) an era has: 1 (default), 2 or 3; 0 skips the phase (`give` stays possible any time)",
     },
 )
 
 PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side",
-                    "bid", "jihad", "aog"})
+                    "bid", "jihad", "aog", *negotiation.VERBS})
 ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side")
+PLAYER_VERBS = ("give", "overflow", "retreat", "defend", "side")   # a player's orders, not a belief's
 
 GRAMMAR = Grammar(
     verbs={
         "belief": ("word", "set-up: the belief you play (several lines: your preferences, best first)"),
         "level": ("int", "set-up: your start level, 1 (10 faith), 2 (5) or 3 (3)"),
-        "flip": ("int|all|free HEX?", "Power-Up: flip N pacified chips at HEX to unrest for faith (`flip all`, `flip free`)"),
+        "flip": ("int|all|free HEX? for? word?", "Power-Up: flip N pacified chips at HEX to unrest for faith (`flip all`, `flip free`)"),
         "bid": ("int word?", "Phase 3-4: your sealed maximum for the initiative (`bid 7`; `bid 7 BELIEF` for each of two "
                 "beliefs); bidding=live: `bid N` puts your stack to N (match or raise), `pass` drops out"),
         "place": ("int word? HEX", "Generation: place N faith from your hand at HEX (`place 3 23`, `place 2 odin 23`)"),
-        "raise": ("word HEX", "Mobilization: apostle (1 faith), militia (2), knight (3), hero or fortification (4 + a militia) at HEX"),
-        "convert": ("HEX word word word", "Conversion: `convert HEX BY TARGET OWNER`, e.g. `convert 23 apostle pop infidel`"),
-        "slaughter": ("HEX word word", "Slaughter: `slaughter HEX UNIT OWNER`: your unit kills one chip of OWNER"),
-        "pogrom": ("HEX word word", "Pogrom: `pogrom HEX TARGET OWNER`: 3 working chips kill a chip, prophet or apostle"),
+        "raise": ("word HEX for? word?", "Mobilization: apostle (1 faith), militia (2), knight (3), hero or fortification (4 + a militia) at HEX"),
+        "convert": ("HEX word word word for? word?", "Conversion: `convert HEX BY TARGET OWNER`, e.g. `convert 23 apostle pop infidel`"),
+        "slaughter": ("HEX word word for? word?", "Slaughter: `slaughter HEX UNIT OWNER`: your unit kills one chip of OWNER"),
+        "pogrom": ("HEX word word for? word?", "Pogrom: `pogrom HEX TARGET OWNER`: 3 working chips kill a chip, prophet or apostle"),
         "move": ("int word word? HEX -> HEX", "Movement: `move N KIND [STATE] HEX -> HEX [-> HEX ...]` (a path, or a destination)"),
-        "assassinate": ("HEX word word", "Battle: `assassinate HEX KIND OWNER` with your apostle there"),
+        "assassinate": ("HEX word word for? word?", "Battle: `assassinate HEX KIND OWNER` with your apostle there"),
         "attack": ("HEX word? with int word HEX", "Battle: `attack HEX [OWNER] with N KIND FROM [N KIND FROM ...] [aog N] [stay]`"),
-        "levelup": ("", "Divine Power: Renaissance Level Up (20 faith)"),
-        "smite": ("HEX word word", "Divine Power: Lightning Bolt (5): `smite HEX KIND OWNER` (KIND pop for a chip)"),
-        "plague": ("HEX", "Divine Power: Plague (20): everything at HEX dies, the hex turns brown"),
-        "miracle": ("HEX", "Divine Power: Miracle (20): a Prophet at HEX"),
-        "calling": ("HEX", "Divine Power: Calling (10): a High Priest at HEX"),
-        "pestilence": ("HEX", "Divine Power: Pestilence (10): HEX turns brown, its people unrest, its units broken"),
-        "abundance": ("HEX", "Divine Power: Abundance (15): HEX turns green, its people pacified, its units ready"),
+        "levelup": ("for? word?", "Divine Power: Renaissance Level Up (20 faith)"),
+        "smite": ("HEX word word for? word?", "Divine Power: Lightning Bolt (5): `smite HEX KIND OWNER` (KIND pop for a chip)"),
+        "plague": ("HEX for? word?", "Divine Power: Plague (20): everything at HEX dies, the hex turns brown"),
+        "miracle": ("HEX for? word?", "Divine Power: Miracle (20): a Prophet at HEX"),
+        "calling": ("HEX for? word?", "Divine Power: Calling (10): a High Priest at HEX"),
+        "pestilence": ("HEX for? word?", "Divine Power: Pestilence (10): HEX turns brown, its people unrest, its units broken"),
+        "abundance": ("HEX for? word?", "Divine Power: Abundance (15): HEX turns green, its people pacified, its units ready"),
         "apotheosis": ("int word HEX", "Divine Power: Apotheosis (3 a chip): `apotheosis N OWNER HEX` removes another god's chips"),
         "jihad": ("max int", "Divine Power: declare a Jihad, `jihad max N` (N >= 10: your sealed maximum; the others bid, "
                   "the winner controls the infidels next era)"),
         "infidel": ("HEX", "Jihad, Phase 1: place one of the 5 new infidels at HEX"),
         "none": ("", "Divine Power: no intervention this era"),
+        "cede": ("word HEX? to word", "Negotiation: `cede KIND HEX to BELIEF` (a unit of yours becomes BELIEF's), `cede initiative to BELIEF`"),
+        "trade": ("word for word with word", "Negotiation: `trade GIVE for GET with PLAYER` (GIVE/GET: `N [BELIEF]` faith, `KIND HEX` a unit, `initiative`); done only if PLAYER sends the mirror line"),
+        "proselytize": ("word to word for int", "Negotiation: `proselytize BELIEF to PLAYER for N`: sell (N=0: give) your belief's whole position; PLAYER must `accept`"),
+        "accept": ("word from word for int", "Negotiation: `accept BELIEF from PLAYER for N`: take over the belief, paying 50 to the Soul Bank + N to PLAYER"),
+        "covenant": ("word word", "Negotiation: `covenant BELIEF BELIEF`: merge your two beliefs into one position (20 faith)"),
+        "schism": ("word", "Negotiation: `schism BELIEF`: split your covenant (5 faith)"),
+        "found": ("word level int", "Negotiation: `found BELIEF level N`: a second belief (40 faith), or a first one for a seat without a belief"),
+        "rapture": ("word", "Negotiation: `rapture BELIEF`: abandon the position, its faith into your hand (200 or more of it wins)"),
         "done": ("", "end your part of this phase (what you leave open takes the defaults)"),
         "take": ("int HEX word?", "any time: take N of your chips at HEX into your hand (unrest ones first, or say pacified/unrest)"),
         "give": ("int word? to word", "any time: give N faith from your hand to PLAYER (`give 5 to hera`, `give 5 odin to hera`)"),
@@ -221,6 +237,7 @@ class FaithRules(Rules):
             "choices": {p: {"beliefs": [], "level": None} for p in players},
             "arrived": {}, "fought_pop": {}, "pogroms": [], "battled": [], "finished": [], "live": 0,
             "jihad": None, "pending": {},
+            "ring": [], "deals": {}, "rounds": self._rounds(options),
         }
         if battles == "sealed":   # only then: battles=standing keeps part 1's state exactly
             g["battles"] = "sealed"
@@ -253,11 +270,52 @@ class FaithRules(Rules):
         events.append({"type": "initiative", "belief": g["initiative"], "player": first, "why": "highest level, youngest"})
         return events + self._begin_action(state)
 
+    def _rounds(self, options: dict) -> int:
+        raw = options.get("negotiation_rounds", self.data["options"]["negotiation_rounds"])
+        if str(raw) not in ("0", "1", "2", "3"):
+            raise DataError(f"faith: option negotiation_rounds must be 0, 1, 2 or 3, not {raw!r}")
+        return int(raw)
+
     # --- helpers ---------------------------------------------------------------------------
     @staticmethod
     def _belief(g: dict, player: str) -> str | None:
         """The player's first living position (positions.primary)."""
         return positions.primary(g, player)
+
+    @staticmethod
+    def actors(g: dict, player: str) -> list[str]:
+        """The beliefs a player's lines may act for now: every living belief of her positions
+        not in limbo (both members of a covenant), clockwise (CHOICE 110)."""
+        return [b for pos in positions.positions_of(g, player) if not positions.in_limbo(g, pos)
+                for b in positions.members(g, pos)]
+
+    def _actor(self, g: dict, player: str, order: Order) -> str | None:
+        """The belief a line acts for: its trailing `for BELIEF`, else the player's only actor."""
+        t = order.tokens
+        if len(t) >= 3 and t[-2] == "for" and t[0] not in negotiation.VERBS and t[-1] in g["beliefs"]:
+            return t[-1]
+        own = self.actors(g, player)
+        return own[0] if own else self._belief(g, player)
+
+    @staticmethod
+    def _acted(g: dict, player: str) -> set[str]:
+        """The positions of `player` that chose their Phase 6 intervention already."""
+        return {x["pos"] for x in g["pending"].get("divine", []) if x["player"] == player}
+
+    @staticmethod
+    def _tag(orders: list[Order], b: str, multi: bool) -> list[Order]:
+        """A player with several beliefs: each order ends `for BELIEF` (optional when typing:
+        a line that fits one belief only needs no `for`; one that fits two is ambiguous)."""
+        if not multi:
+            return orders
+        out = []
+        for o in orders:
+            if o.tokens[-2:] == ("for", b):
+                out.append(o)
+            else:
+                n = len(o.tokens)
+                out.append(Order(o.tokens + ("for", b), o.payload, frozenset(o.optional) | {n, n + 1}))
+        return out
 
     def order(self, g: dict) -> list[str]:
         """turn_order: the initiative holder's position, then clockwise; living, not in limbo."""
@@ -308,6 +366,9 @@ class FaithRules(Rules):
             text = f"era {g['era']}, Phase 6 (Divine Power): one intervention, or `none`"
         elif phase == "response":
             text = responses.prompt(self.tab, g)
+        elif phase == "negotiation":
+            text = (f"era {g['era']}, Phase 2 (Negotiation): `give`, `cede`, `trade`, `proselytize`/`accept`, `covenant`, "
+                    "`schism`, `found`, `rapture`, then `done`; talk and promises go by PRESS")
         else:
             text = state["flow"].get("prompt", "")
         state["flow"]["prompt"] = text
@@ -340,8 +401,33 @@ class FaithRules(Rules):
 
     def _after_phase1(self, state: dict) -> list[Event]:
         g = state["game"]
+        if g.get("rounds", 1):
+            return self._begin_negotiation(state, g.get("rounds", 1))
+        return self._begin_powerup(state)
+
+    def _begin_negotiation(self, state: dict, left: int) -> list[Event]:
+        """Phase 2 (negotiation.py): one sealed round of every player with a living position
+        not in limbo and every seat without a belief; `left` rounds remain with this one."""
+        g = state["game"]
+        g.update(stage="negotiation", deals={}, left=left)
+        asked = negotiation.asked(g)
+        state["flow"].update(phase="negotiation", active=asked, sealed=True)
+        self._prompt(state)
+        return [{"type": "phase", "era": g["era"], "phase": 2, "name": "Negotiation"}]
+
+    def _end_negotiation(self, state: dict, rng: Rng) -> list[Event]:
+        g = state["game"]
+        events = negotiation.resolve(self, state, rng)
+        left = g.pop("left", 1) - 1
+        if state["flow"].get("over"):
+            return events
+        if left > 0:
+            return events + self._begin_negotiation(state, left)
+        return events + self._begin_powerup(state)
+
+    def _begin_powerup(self, state: dict) -> list[Event]:
+        g = state["game"]
         events: list[Event] = []
-        # Phase 2: nothing in part 1 (negotiation is part 2)
         g["stage"] = "powerup"
         g["finished"] = []
         state["flow"].update(phase="powerup", active=self._players(g), sealed=True)
@@ -362,12 +448,14 @@ class FaithRules(Rules):
         g = state["game"]
         events: list[Event] = []
         pacify_infidels(g)
-        for b in self.order(g):
-            p = g["beliefs"][b]["player"]
-            n = natural_pacification(self.tab, g, b)
-            if n:
-                events.append({"type": "pacified", "belief": b, "chips": n})
-            events += reproduce(self.tab, g, b, g["standing"][p]["overflow"])
+        for pos in self.order(g):
+            p = positions.controller(g, pos)
+            ms = positions.members(g, pos)
+            for b in ms:   # a covenant's beliefs are "the same faith" (L360)
+                n = natural_pacification(self.tab, g, b, ms)
+                if n:
+                    events.append({"type": "pacified", "belief": b, "chips": n})
+            events += reproduce(self.tab, g, pos, g["standing"][p]["overflow"], ms)
         return events
 
     def _end_powerup(self, state: dict, rng: Rng) -> list[Event]:
@@ -429,10 +517,10 @@ class FaithRules(Rules):
         return events + self._after_initiative(state, rng)
 
     def _finish_by_count(self, state: dict) -> list[Event]:
-        scores = self.scores(state)
-        living = {b: scores.get(x["player"], 0) for b, x in state["game"]["beliefs"].items() if x["alive"]}
+        g = state["game"]
+        living = {pos: self.population(g, pos) for pos in positions.positions(g)}   # per position (L686, CHOICE 84)
         best = max(living.values()) if living else 0
-        winners = sorted({state["game"]["beliefs"][b]["player"] for b, v in living.items() if v == best})
+        winners = sorted({positions.controller(g, b) for b, v in living.items() if v == best})
         return self._finish(state, f"the 30th era is over: the largest population on the world ({best})", winners)
 
     def _finish(self, state: dict, reason: str, winners: list[str]) -> list[Event]:
@@ -457,6 +545,8 @@ class FaithRules(Rules):
             flow.pop("pace", None)
             flow.update(phase="action", active=[], sealed=g["pace"] != "live")
             return events + self._after_battles(state, rng)
+        if phase == "negotiation":
+            return self._end_negotiation(state, rng)
         if phase == "action":
             if responses.sealed(g) and (g.get("answering") or g.get("deferred")):
                 return self._after_battles(state, rng)
@@ -637,27 +727,12 @@ class FaithRules(Rules):
             out = [Order(("belief", b), ("belief", b)) for b in self.tab.belief_ids if b not in ch["beliefs"]]
             out += [Order(("level", str(n)), ("level", n)) for n in (1, 2, 3)]
             return out + [DONE]
-        b = self._belief(g, player)
-        if phase == "powerup":
-            out = []
-            for hid in self.world.order:
-                p = pop_of(g, hid, b)[0] if hid in g["hexes"] else 0
-                for n in range(1, p + 1):
-                    out.append(Order(("flip", str(n), hid), ("flip", n, hid)))
-            if out:
-                out.append(Order(("flip", "all"), ("flip", "all")))
-            if free_flips(self.tab, g, b):
-                out.append(Order(("flip", "free"), ("flip", "free")))
-            return out + self._bid_examples(state, player) + [DONE]
+        if phase == "negotiation":
+            return negotiation.examples(self, state, player) + [DONE]
         if phase == "bidding":
             return self._bid_examples(state, player) + [DONE]
         if phase == "response":
             return self._answer_orders(state, player) + [DONE]
-        if phase == "divine":
-            out = [Order((t[0], *t[1:]), t) for t in divine_orders(self.tab, g, player, b)]
-            out += bot.apotheosis_examples(self, state, player, b)
-            out += jihad.declaration_examples(g, player)
-            return out + [NONE]
         if phase == "contest":
             if g["pending"]["contest"]["kind"] == "jihad":
                 return jihad.contest_orders(self, state, player) + [DONE]
@@ -667,6 +742,43 @@ class FaithRules(Rules):
         if phase == "infidels":
             out = bot.move_examples(self, state, player, INFIDEL) if INFIDEL not in g["battled"] else []
             return out + bot.attack_examples(self, state, player, INFIDEL) + [DONE]
+        own = self.actors(g, player)
+        if phase == "divine":   # one intervention a position: its lead acts (CHOICE 110, 111)
+            own = [b for b in own if positions.lead(g, b) == b]
+        multi = len(own) > 1
+        out: list[Order] = []
+        for b in own:
+            out += self._tag(self._legal_for(state, player, b), b, multi)
+        if phase == "powerup":
+            out += self._bid_examples(state, player)
+        if phase == "divine" and not self._acted(g, player):
+            out += jihad.declaration_examples(g, player)
+        if phase == "action":
+            for pos in positions.positions_of(g, player):
+                if self.count(g, pos) >= self.data["game"]["victory"]:
+                    out.append(Order(("claim", pos) if multi else ("claim",), ("claim", pos)))
+        return out + [NONE if phase == "divine" else DONE]
+
+    def _legal_for(self, state, player, b) -> list[Order]:
+        """The legal orders of one acting belief (see actors)."""
+        g = state["game"]
+        phase = state["flow"]["phase"]
+        if phase == "powerup":
+            out = []
+            for hid in self.world.order:
+                p = pop_of(g, hid, b)[0] if hid in g["hexes"] else 0
+                for n in range(1, p + 1):
+                    out.append(Order(("flip", str(n), hid), ("flip", n, hid)))
+            if out:
+                out.append(Order(("flip", "all"), ("flip", "all")))
+            if free_flips(self.tab, g, b) and b not in g["finished"]:
+                out.append(Order(("flip", "free"), ("flip", "free")))
+            return out
+        if phase == "divine":
+            if positions.lead(g, b) in self._acted(g, player):
+                return []
+            out = [Order((t[0], *t[1:]), t) for t in divine_orders(self.tab, g, player, b)]
+            return out + bot.apotheosis_examples(self, state, player, b)
         if phase == "action":
             out: list[Order] = []
             if self._can_step(g, 0):
@@ -686,9 +798,7 @@ class FaithRules(Rules):
                     out += bot.move_examples(self, state, player, b)
                 out += [Order(("assassinate", *t), ("assassinate", *t)) for t in assassinate_orders(g, b)]
                 out += bot.attack_examples(self, state, player, b)
-            if self.count(g, b) >= self.data["game"]["victory"]:
-                out.append(Order(("claim",), ("claim",)))
-            return out + [DONE]
+            return out
         return []
 
     def _bid_examples(self, state: dict, player: str) -> list[Order]:
@@ -794,29 +904,83 @@ class FaithRules(Rules):
         flow = state["flow"]
         if flow.get("over"):
             raise IllegalOrderError("the game is over")
+        if verb in negotiation.VERBS:
+            return negotiation.parse(self, state, player, verb, args)
         b = self._belief(g, player) if g["beliefs"] else None
         if verb in ANYTIME:
             if b is None:
                 raise IllegalOrderError("you have no living belief" if g["beliefs"] else "the gods are not chosen yet")
-            if g["beliefs"][b]["limbo"]:
+            if not self.actors(g, player):
                 raise IllegalOrderError("your belief is in limbo: it can do nothing this era")
-            return getattr(self, f"_parse_{verb}")(state, player, b, args)
-        active = player in flow["active"]
-        if not active:
-            raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
-        if verb == "bid":
-            if flow["phase"] == "contest" and g["pending"]["contest"]["kind"] == "jihad":
-                return jihad.parse_bid(self, state, player, args)
-            return self._parse_bid(state, player, b, args)
-        if verb == "jihad":
-            if flow["phase"] != "divine":
-                raise IllegalOrderError("'jihad' is an order of the Divine Power phase")
-            return jihad.parse_declaration(g, player, b, args)
-        if flow["phase"] == "infidels" and verb in ("move", "attack"):
+        if verb in PLAYER_VERBS:   # a player's, not a belief's: standing orders and gifts
+            return getattr(self, f"_parse_{verb}")(state, player, self.actors(g, player)[0], args)
+        if verb in ("bid", "jihad", "aog") or (flow["phase"] == "infidels" and verb in ("move", "attack")):
+            # a player's orders, not one belief's: bids name their position (`bid N BELIEF`)
+            if player not in flow["active"]:
+                raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
+            if verb == "bid":
+                if flow["phase"] == "contest" and g["pending"]["contest"]["kind"] == "jihad":
+                    return jihad.parse_bid(self, state, player, args)
+                return self._parse_bid(state, player, b, args)
+            if verb == "jihad":
+                if flow["phase"] != "divine":
+                    raise IllegalOrderError("'jihad' is an order of the Divine Power phase")
+                return jihad.parse_declaration(g, player, b, args)
+            if verb == "aog":
+                return self._parse_one(state, player, b, verb, args)
             order = getattr(self, f"_parse_{verb}")(state, player, INFIDEL, args)
             if verb == "attack" and dict(order.payload[1])["aog"]:
                 raise IllegalOrderError("the infidels have no Armies of God")
             return order
+        return self._parse_for(state, player, verb, args)
+
+    def _parse_for(self, state, player, verb, args) -> Order:
+        """CHOICE 110: a line acts for one of the player's beliefs: the one its trailing
+        `for BELIEF` names, else the only one for which it is legal; legal for several, the
+        line is ambiguous and must say `for BELIEF`."""
+        g = state["game"]
+        own = self.actors(g, player)
+        if verb == "claim" and len(args) == 1:
+            args = ["for", args[0]]
+        if len(args) >= 2 and args[-2] == "for":
+            hits = [b for b in own if b == args[-1]] or [b for b in own if b.startswith(args[-1])]
+            if len(hits) != 1:
+                raise IllegalOrderError(f"no belief of yours called '{args[-1]}' may act now ({', '.join(own) or 'none'})")
+            cands, args = hits, args[:-2]
+        else:
+            cands = own
+        if verb == "claim":   # a claim names a position
+            cands = list(dict.fromkeys(positions.lead(g, b) for b in cands))
+        found: list[tuple[str, Order]] = []
+        first: OrderError | None = None
+        for b in cands:
+            try:
+                found.append((b, self._parse_one(state, player, b, verb, args)))
+            except OrderError as err:
+                first = first or err
+        if found and all(o.payload == ("defer",) for _, o in found):   # judged when it runs (CHOICE 141)
+            return Order((verb, *args) + ((("for", found[0][0])) if len(cands) == 1 and len(own) > 1 else ()), ("defer",))
+        found = [(b, o) for b, o in found if o.payload != ("defer",)] or found
+        if not found:
+            if first is None:
+                raise IllegalOrderError("you have no living belief")
+            raise first
+        if len(found) > 1:
+            raise AmbiguousOrderError(f"which of your positions does it act for? It could be for {' or '.join(b for b, _ in found)}: "
+                                      f"end the line with `for {found[0][0]}`")
+        b, o = found[0]
+        if len(own) > 1 and verb != "claim":
+            o = Order(o.tokens + ("for", b), o.payload)
+        return o
+
+    def _parse_one(self, state, player, b, verb, args) -> Order:
+        g = state["game"]
+        flow = state["flow"]
+        if verb in ANYTIME:
+            return getattr(self, f"_parse_{verb}")(state, player, b, args)
+        active = player in flow["active"]
+        if not active:
+            raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
         phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine", "aog": "response"}
         if flow["phase"] != phases[verb]:
             names = {"action": "Action", "divine": "Divine Power", "response": "battle answers' round"}
@@ -909,8 +1073,8 @@ class FaithRules(Rules):
 
     def _parse_claim(self, state, player, b, args):
         if args:
-            raise InvalidOrderError("`claim` takes nothing after it")
-        return Order(("claim",), ("claim",))
+            raise InvalidOrderError("expected `claim` or `claim BELIEF`")
+        return Order(("claim", b) if len(positions.positions_of(state["game"], player)) > 1 else ("claim",), ("claim", b))
 
     def _parse_overflow(self, state, player, b, args):
         hexes = [a for a in args if a != "->"]
@@ -1037,7 +1201,8 @@ class FaithRules(Rules):
         named = None
         if rest and rest[0] != "with":
             named = self._owner(g, rest.pop(0))
-        others = sorted({o for o in g["hexes"][hid]["pop"] if o != b} | {g["units"][u]["o"] for u in units_at(g, hid) if g["units"][u]["o"] != b})
+        own = set(positions.members(g, positions.lead(g, b)))   # a covenant never attacks itself
+        others = sorted({o for o in g["hexes"][hid]["pop"] if o not in own} | {g["units"][u]["o"] for u in units_at(g, hid) if g["units"][u]["o"] not in own})
         if not others:
             raise IllegalOrderError(f"there is nobody at {hid} to attack")
         if named is None:
@@ -1124,14 +1289,19 @@ class FaithRules(Rules):
     def private_order(self, state, player, order):
         """Hands and standing orders are secret: take, give and the standing verbs are private;
         with battles=sealed the answers of a round (`aog` too) and the attack lines (their
-        Armies of God) are sealed until the battle reveals them."""
+        Armies of God) are sealed until the battle reveals them; so are the Negotiation lines
+        until they are executed (their results are the events)."""
         if order.verb in ("aog", "attack") and responses.sealed(state["game"]):
             return True
         if order.verb == "bid":   # sealed maxima (CHOICE 36); a live bid is made openly
             return state["flow"]["phase"] != "bidding"
         if order.verb == "jihad":   # the declaration is public when executed, its maximum never
             return True
-        return order.verb in ANYTIME and order.verb != "claim"
+        return (order.verb in ANYTIME and order.verb != "claim") or order.verb in negotiation.VERBS
+
+    def condition(self, state, player, order):
+        """A two-sided Negotiation line is accepted "if the other side matches" (engine G10)."""
+        return negotiation.condition(order) if order.verb in negotiation.TWO_SIDED else None
 
     def apply(self, state, player, order, rng):
         g = state["game"]
@@ -1150,7 +1320,11 @@ class FaithRules(Rules):
             else:
                 state["flow"]["active"].remove(player)
             return []
-        b = self._belief(g, player)
+        b = self._actor(g, player, order)
+        if phase == "negotiation":
+            if kind in negotiation.VERBS:
+                return negotiation.queue(g, player, order)
+            return self._done(state, player, b)
         if phase == "bidding":
             return self._apply_live_bid(state, player, order)
         if phase == "contest":
@@ -1171,8 +1345,11 @@ class FaithRules(Rules):
         if phase == "powerup":
             return self._apply_flip(state, player, b, order)
         if phase == "divine":   # executed in initiative order once all are in (_run_divine)
-            g["pending"].setdefault("divine", []).append({"player": player, "pos": b, "order": list(order.payload)})
-            return self._done(state, player, b)
+            pos = positions.lead(g, b)   # one intervention a position (CHOICE 110)
+            g["pending"].setdefault("divine", []).append({"player": player, "pos": pos, "order": list(order.payload)})
+            if all(positions.lead(g, x) in self._acted(g, player) for x in self.actors(g, player)):
+                return self._done(state, player, b)
+            return []
         if phase == "response":   # pragma: no cover - only answers and done are legal then
             raise ValueError(f"unknown answer {order.text!r}")
         ans = g.get("answering")
@@ -1213,7 +1390,9 @@ class FaithRules(Rules):
         g = state["game"]
         events: list[Event] = []
         if state["flow"]["phase"] == "powerup":
-            events += power_base(self.tab, g, player, b)
+            for pos in positions.positions_of(g, player):   # each position its level's base
+                if not positions.in_limbo(g, pos):
+                    events += power_base(self.tab, g, player, pos)
         if state["flow"]["phase"] == "response":
             events.append({"type": "answered", "player": player})
         if player in state["flow"]["active"]:
@@ -1239,7 +1418,7 @@ class FaithRules(Rules):
             where = {h: x["pop"][b][0] for h, x in g["hexes"].items() if b in x["pop"] and x["pop"][b][0]}
         elif what == "free":
             where = free_flips(self.tab, g, b)
-            g["finished"].append(player)   # the free flips are taken once
+            g["finished"].append(b)   # the free flips are taken once
         else:
             where = {order.payload[2]: what}
         return flip(self.tab, g, player, b, where)
@@ -1283,7 +1462,7 @@ class FaithRules(Rules):
 
     def _apply_anytime(self, state, player, order, rng) -> list[Event]:
         g = state["game"]
-        b = self._belief(g, player)
+        b = self._actor(g, player, order)
         kind = order.payload[0]
         st = g["standing"][player]
         if kind == "take":
@@ -1304,10 +1483,10 @@ class FaithRules(Rules):
             for x, k in moved.items():
                 to_hand(g, player, x, -k)
                 to_hand(g, who, x, k)
-            return [{"type": "give", "from": player, "player": who, "faith": moved, "to": player},
-                    {"type": "given", "from": player, "player": who, "faith": moved, "to": who}]
+            # engine G5: one event seen by the giver and the receiver (CHOICE 72)
+            return [{"type": "give", "from": player, "player": who, "faith": moved, "to": [player, who]}]
         if kind == "claim":
-            return self._claim(state, player, b)
+            return self._claim(state, player, order.payload[1] if len(order.payload) > 1 else positions.lead(g, b))
         if kind == "overflow":
             _, src, dst = order.payload
             if dst:
@@ -1327,9 +1506,14 @@ class FaithRules(Rules):
         return [{"type": "standing", "player": player, "order": order.text, "to": player}]
 
     def count(self, g: dict, belief: str) -> int:
-        """CHOICE 75: a position's population on the board + chips of its belief in its hand."""
-        board = sum(sum(h["pop"][belief]) for h in g["hexes"].values() if belief in h["pop"])
-        return board + g["hands"][g["beliefs"][belief]["player"]].get(belief, 0)
+        """CHOICE 75: a position's population on the board + chips of its belief(s) in its
+        controller's hand; a covenant counts both its beliefs together, two separate beliefs
+        of one player each alone (L672-680)."""
+        pos = positions.lead(g, belief)
+        ms = positions.members(g, pos)
+        board = sum(sum(h["pop"][m]) for h in g["hexes"].values() for m in ms if m in h["pop"])
+        hand = g["hands"][positions.controller(g, pos)]
+        return board + sum(hand.get(m, 0) for m in ms)
 
     def _claim(self, state, player, b) -> list[Event]:
         g = state["game"]
@@ -1342,18 +1526,19 @@ class FaithRules(Rules):
 
     def _kill_belief(self, state, b, why) -> list[Event]:
         """CHOICE 82: population and own-belief chips in hand banked, units and special units
-        removed; fortifications stay (their owner plays no more)."""
+        removed; fortifications stay (their owner plays no more). A covenant dies whole."""
         g = state["game"]
-        x = g["beliefs"][b]
-        x["alive"] = False
-        p = x["player"]
-        for h in g["hexes"].values():
-            if b in h["pop"]:
-                bank(g, b, sum(h["pop"].pop(b)))
-        bank(g, b, g["hands"][p].pop(b, 0))
-        for u in [u for u, y in g["units"].items() if y["o"] == b and y["k"] != "fortification"]:
+        ms = positions.members(g, positions.lead(g, b))
+        p = g["beliefs"][b]["player"]
+        for m in ms:
+            g["beliefs"][m]["alive"] = False
+            for h in g["hexes"].values():
+                if m in h["pop"]:
+                    bank(g, m, sum(h["pop"].pop(m)))
+            bank(g, m, g["hands"][p].pop(m, 0))
+        for u in [u for u, y in g["units"].items() if y["o"] in ms and y["k"] != "fortification"]:
             del g["units"][u]
-        if p in state["flow"]["active"]:
+        if p in state["flow"]["active"] and not positions.positions_of(g, p):
             state["flow"]["active"].remove(p)
         events: list[Event] = [{"type": "belief_dies", "belief": b, "player": p, "why": why}]
         return events + self._check_alive(state)
@@ -1373,9 +1558,10 @@ class FaithRules(Rules):
     def default_order(self, state, player):
         g = state["game"]
         if state["flow"]["phase"] == "powerup":
-            b = self._belief(g, player)
-            if free_flips(self.tab, g, b) and player not in g["finished"]:
-                return Order(("flip", "free"), ("flip", "free"))   # CHOICE 29
+            own = self.actors(g, player)
+            for b in own:
+                if free_flips(self.tab, g, b) and b not in g["finished"]:   # CHOICE 29
+                    return self._tag([Order(("flip", "free"), ("flip", "free"))], b, len(own) > 1)[0]
         if state["flow"]["phase"] == "divine":
             return NONE
         return DONE   # also: contest (no bid), jihad (the rest rolled), infidels (no moves)
@@ -1388,10 +1574,16 @@ class FaithRules(Rules):
         """Population on the board per player's living belief (public; hands are secret)."""
         g = state["game"]
         out = {p: 0 for p in g["seats"]}
-        for b, x in g["beliefs"].items():
-            if x["alive"]:
-                out[x["player"]] = sum(sum(h["pop"].get(b, [0, 0])) for h in g["hexes"].values())
+        for pos in positions.positions(g):   # a player's largest position (L672: each counted alone)
+            p = positions.controller(g, pos)
+            out[p] = max(out[p], self.population(g, pos))
         return out
+
+    @staticmethod
+    def population(g: dict, pos: str) -> int:
+        """A position's population on the board (a covenant's two beliefs together)."""
+        ms = positions.members(g, pos)
+        return sum(sum(h["pop"].get(m, [0, 0])) for h in g["hexes"].values() for m in ms)
 
     def view(self, state, player):
         g = state["game"]
@@ -1420,7 +1612,14 @@ class FaithRules(Rules):
                          "alive": self._belief(g, p) is not None, "population": self.scores(state).get(p, 0)}
                         for p in g["seats"]],
             "beliefs": {b: {"player": x["player"], "name": self.tab.beliefs[b]["name"], "level": x["level"],
-                            "alive": x["alive"], "limbo": x["limbo"], "colour": colours[b]} for b, x in g["beliefs"].items()},
+                            "alive": x["alive"], "limbo": x["limbo"], "colour": colours[b],
+                            "covenant": x.get("covenant"), "raptured": bool(x.get("raptured"))} for b, x in g["beliefs"].items()},
+            # every living position with its controller and its beliefs (a covenant's two), in the ring's order
+            "positions": [{"id": pos, "player": positions.controller(g, pos), "members": positions.members(g, pos),
+                           "names": [self.tab.beliefs[m]["name"] for m in positions.members(g, pos)],
+                           "level": positions.level(g, pos), "limbo": positions.in_limbo(g, pos),
+                           "population": self.population(g, pos), "initiative": pos == positions.lead(g, g["initiative"] or "")}
+                          for pos in positions.positions(g)],
             "hexes": hexes,
             "fortifications_left": self.tab.units["fortification"]["limit"] - sum(1 for y in g["units"].values() if y["k"] == "fortification"),
             "scores": self.scores(state),
@@ -1457,7 +1656,7 @@ class FaithRules(Rules):
         return out
 
     def summary(self, view):
-        phase = {"setup": "set-up", "powerup": "Phase 3, Power-Up", "bidding": "Phase 4, Initiative", "action": "Phase 5, Action",
+        phase = {"setup": "set-up", "negotiation": "Phase 2, Negotiation", "powerup": "Phase 3, Power-Up", "bidding": "Phase 4, Initiative", "action": "Phase 5, Action",
                  "contest": "Phase 6, Divine Power: a contest", "jihad": "Phase 1: the Jihad's infidels",
                  "infidels": "Phase 5: the infidels' turn (Jihad)",
                  "response": "Phase 5, battles answered",
@@ -1469,12 +1668,17 @@ class FaithRules(Rules):
             j = view["jihad"]
             x = view["beliefs"].get(j["holder"], {})
             out.append(("Jihad", f"{x.get('name', j['holder'])} control the infidels in era {j['era']}"))
+        shown = set()
+        for pos in view.get("positions", []):   # each position with its controller
+            what = " + ".join(pos["names"]) + (" (covenant)" if len(pos["names"]) > 1 else "")
+            state = f"level {pos['level']}{', in limbo' if pos['limbo'] else ''}, population {pos['population']}"
+            out.append((f"{pos['player']} ({what})", state))
+            shown.add(pos["player"])
         for pl in view["players"]:
             b = pl["belief"]
-            if b and b in view["beliefs"]:
+            if pl["name"] not in shown and b and b in view["beliefs"]:
                 x = view["beliefs"][b]
-                state = "dead" if not x["alive"] else f"level {x['level']}{', in limbo' if x['limbo'] else ''}, population {pl['population']}"
-                out.append((f"{pl['name']} ({x['name']})", state))
+                out.append((f"{pl['name']} ({x['name']})", "raptured" if x.get("raptured") else "dead"))
         if view.get("your_bids"):
             out.append(("Your sealed bid", ", ".join(f"{n} for the {view['beliefs'][b]['name'] if b in view['beliefs'] else b}"
                                                      for b, n in sorted(view["your_bids"].items()))))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from pbem.core.errors import DataError
 
+from . import positions
 from .world import World, build_world
 
 UNIT_KINDS = ("knight", "militia", "fortification", "hero", "prophet", "high_priest", "apostle")
@@ -39,7 +40,11 @@ class Tables:
 
 
 def level(g: dict, owner: str) -> int:
-    return g["beliefs"][owner]["level"] if owner in g["beliefs"] else 1
+    """A belief's level: its position's (a covenant is "considered the level of the lowest
+    merged", L360)."""
+    if owner not in g["beliefs"]:
+        return 1
+    return positions.level(g, positions.lead(g, owner))
 
 
 def cap(tab: Tables, g: dict, owner: str) -> int:

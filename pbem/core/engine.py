@@ -66,6 +66,27 @@ from pbem.core.rng import Rng, phase_rng
 Event = dict[str, Any]
 
 
+def visible_to(event: Event, player: str | None) -> bool:
+    """Whether `player` (None: the public) may see `event`. An event's "to" makes it private:
+    a player's name (only that player sees it) or a list of players (engine G5: a gift seen by
+    giver and receiver, a covenant's news to its controllers; every one listed sees it, and
+    nobody else). An event without "to" is public."""
+    if "to" not in event:
+        return True
+    to = event["to"]
+    if isinstance(to, (list, tuple)):
+        return player is not None and player in to
+    return to == player
+
+
+def recipients(event: Event) -> list[str] | None:
+    """The players a private event is addressed to (a list), or None for a public one."""
+    if "to" not in event:
+        return None
+    to = event["to"]
+    return list(to) if isinstance(to, (list, tuple)) else [to]
+
+
 @dataclass(frozen=True)
 class GameInfo:
     name: str
@@ -180,6 +201,13 @@ class Rules:
         """Whether the fact that `player` gave `order` is hidden from the others (e.g. a
         face-down discard). Standing orders are always private."""
         return False
+
+    def condition(self, state: dict, player: str, order: Order) -> str | None:
+        """The condition an accepted line still depends on at resolution, outside the player's
+        hands: a two-sided deal takes effect "if the other side matches" (Faith's `trade`,
+        `accept`), which the check cannot know (the other side's lines are sealed). The
+        acknowledgement shows it as the line's reason. Default: None (unconditional)."""
+        return None
 
     def preview_state(self, state: dict, player: str) -> dict:
         """The position a submission is checked against (a copy the rules may change in place):
@@ -454,11 +482,13 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
                                       reason=f"depends on earlier dice or hidden cards: {err.message}"))
         elif not uncertain or len(worlds) == 1:
             if order is not None:
-                results.append(LineResult(line.number, line.text, "accepted", order.text))
+                results.append(LineResult(line.number, line.text, "accepted", order.text,
+                                          reason=rules.condition(state, player, order) or ""))
             else:
                 results.append(LineResult(line.number, line.text, "rejected", reason=err.located(), error=_kind(err)))
         elif len(legal_in) == len(outcomes):
-            results.append(LineResult(line.number, line.text, "accepted", order.text))
+            results.append(LineResult(line.number, line.text, "accepted", order.text,
+                                      reason=rules.condition(state, player, order) or ""))
         elif legal_in:
             why = err if err is not None else next(e for o, e, _ in outcomes if e is not None)
             shown = order.text if order is not None else legal_in[0].text

@@ -237,6 +237,8 @@ class Ack:
         for r in self.lines:
             if r.status == "ignored":
                 out.append(f"line {r.number:>3}: ignored, not an order  {r.text}")
+            elif r.status == "accepted" and r.reason.startswith("if "):  # Rules.condition: a two-sided deal
+                out.append(f"line {r.number:>3}: accepted, {r.reason}  {self._cited(r, r.order)}")
             elif r.status == "accepted" and r.reason:
                 out.append(f"line {r.number:>3}: accepted, if the dice allow  {self._cited(r, f'{r.order} ({r.reason})')}")
             elif r.status == "accepted":
