@@ -61,6 +61,21 @@ def check_invariants(state: dict, where: str) -> None:
         assert "contest" not in g.get("pending", {}), f"{where}: a contest outside its phase"
     if g.get("jihad"):
         assert g["jihad"]["holder"] in g["beliefs"] and g["jihad"]["era"] <= g["era"] + 1
+    # positions (issue 16): at most two living beliefs a player; a covenant is two living
+    # beliefs of one player led by the earlier in the ring; the ring lists each belief once
+    from games.faith import positions
+    ring = positions.ring(g)
+    assert len(ring) == len(set(ring)) and set(ring) == set(g["beliefs"]), f"{where}: ring {ring}"
+    for p in g["seats"]:
+        assert len([b for b, x in g["beliefs"].items() if x["alive"] and x["player"] == p]) <= 2, f"{where}: {p}"
+    for b, x in g["beliefs"].items():
+        lead = x.get("covenant")
+        if lead and x["alive"]:
+            ms = positions.members(g, lead)
+            assert len(ms) == 2 and b in ms, f"{where}: covenant {lead} members {ms}"
+            assert all(g["beliefs"][m]["alive"] and g["beliefs"][m]["player"] == x["player"] for m in ms)
+            assert ring.index(lead) < ring.index([m for m in ms if m != lead][0]), f"{where}: covenant lead {lead}"
+    assert not g.get("deals"), f"{where}: Negotiation lines left queued"
     if state["flow"]["over"]:
         assert state["flow"]["outcome"]["winners"] is not None
 
@@ -108,18 +123,31 @@ def test_bots_play_thirty_eras_and_keep_the_invariants(n):
     for kind in ("place", "raise", "reproduce", "flip", "move", "infidel", "intervention"):
         assert kinds[kind] > 0, f"no {kind} in a game of {n}"
     assert kinds["line_executed"] > 100
-    # compact pace: at most 3 deadlines an era (Power-Up with the sealed bid, Action, Divine
-    # Power), + 1 for a Jihad's contest in the era it is declared, + 2 (placement, the
-    # infidels' turn) in the era it is held
-    assert max(v for e, v in deadlines.items() if e > 1) <= 6
-    assert sum(v for e, v in deadlines.items() if e > 1) / (len(deadlines) - 1) <= 3.5
+    # compact pace: at most 4 deadlines an era (Negotiation, Power-Up with the sealed bid,
+    # Action, Divine Power), + 1 for a Jihad's contest in the era it is declared, + 2
+    # (placement, the infidels' turn) in the era it is held
+    assert max(v for e, v in deadlines.items() if e > 1) <= 7
+    assert sum(v for e, v in deadlines.items() if e > 1) / (len(deadlines) - 1) <= 4.5
 
 
 def test_battles_conversions_and_the_renaissance_happen():
     seen: Counter = played(4)[2] + played(7)[2]
-    for kind in ("battle", "convert", "renaissance", "retreat", "technology", "killed", "slaughter", "martyrdom",
+    # (martyrdom -- a Prophet killed -- is too rare in random play to expect in two games, about
+    # one game in four since the bots also deal and bid; four scenarios check it: *martyrdom*)
+    for kind in ("battle", "convert", "renaissance", "retreat", "technology", "killed", "slaughter",
                  "bid_open", "bid_raise", "bid_drop", "bid_spent"):
         assert seen[kind] > 0, f"no {kind} in the games of 4 and 7"
+
+
+def test_the_bots_deal_in_the_negotiation_phase():
+    """Bots give, cede, trade in mirrored pairs (matched, and sometimes unmatched), found second
+    beliefs, make covenants and sell positions; the invariants (faith conserved between the
+    board, the hands and the Soul Bank through every deal; positions consistent) held after
+    every phase of these games."""
+    seen: Counter = played(2)[2] + played(4)[2] + played(7)[2]
+    for kind in ("give", "trade", "unmatched", "cede", "cede_initiative", "found", "covenant", "proselytize"):
+        assert seen[kind] > 0, f"no {kind} in the games of 2, 4 and 7"
+    assert seen["phase"] > 0 and seen["line_executed"] > 300
 
 
 def test_the_bots_bid_for_the_initiative_and_it_changes_hands():
@@ -128,7 +156,7 @@ def test_the_bots_bid_for_the_initiative_and_it_changes_hands():
     for n in (4, 7):
         kinds = played(n)[2]
         assert kinds["bid_spent"] >= 10, f"only {kinds['bid_spent']} paid auctions in 30 eras of {n} gods"
-        assert kinds["initiative"] >= 29
+        assert kinds["initiative"] >= played(n)[0]["game"]["era"] - 1   # every era (a game may end early by a claim)
 
 
 def test_the_bots_declare_and_win_jihads_and_the_infidels_attack():

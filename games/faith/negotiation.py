@@ -641,7 +641,7 @@ def bot_lines(rules, state: dict, player: str, rng) -> list[str]:
         spare = sum(n for _, _, n in board)
         if hand >= need:
             return True
-        if hand + spare < need + 10:
+        if hand + spare < need + 20:
             return False
         for hid, b, n in sorted(board, key=lambda x: -x[2]):
             k = min(n, need - hand)
@@ -650,10 +650,10 @@ def bot_lines(rules, state: dict, player: str, rng) -> list[str]:
                 hand += k
         return hand >= need
 
-    if len(lone) == 2 and rng.random() < 0.5 and funds(neg["covenant_cost"]):
+    if len(lone) == 2 and rng.random() < 0.3 and funds(neg["covenant_cost"]):
         lines.append(f"covenant {lone[0]} {lone[1]}")
         hand -= neg["covenant_cost"]
-    elif len(own) == 1 and rng.random() < 0.3 and funds(neg["second_belief_cost"]):
+    elif len(own) == 1 and rng.random() < 0.12 and funds(neg["second_belief_cost"]):
         free_ids = [b for b in rules.tab.belief_ids if b not in g["beliefs"]]
         if free_ids:
             lines.append(f"found {rng.choice(free_ids)} level {rng.choice((2, 3))}")
