@@ -434,6 +434,9 @@ def _do_proselytize(rules, state, seller, buyer, d) -> list[dict]:
     what = f"proselytize {pos} to {buyer} for {n}"
     if not positions.alive(g, pos) or positions.controller(g, pos) != seller:
         return [_fail(seller, buyer, what, f"the {pos} are no longer {seller}'s")]
+    if positions.lead(g, pos) != pos:   # merged into a covenant earlier in the phase
+        return [_fail(seller, buyer, what, f"the {pos} are now in a covenant led by the {positions.lead(g, pos)}: "
+                                           "a covenant is sold whole, by its lead")]
     if hand_total(g, buyer) < neg["proselytize_bank"] + n:
         return [_fail(seller, buyer, what, f"{buyer} cannot pay {neg['proselytize_bank']} + {n}: nothing happens")]
     if len(beliefs_of(g, buyer)) + len(positions.members(g, pos)) > neg["max_beliefs"]:
