@@ -79,9 +79,16 @@ def test_live_bidding_with_the_proxy_strategy_matches_the_proxy():
 
 def test_sealed_bids_and_jihad_maxima_are_private_orders():
     players = ["ann", "bob", "cat", "dan"]
-    seed = "104"
-    state, _ = engine.start(RULES, players, {}, seed)
     seen = {"bid": 0, "jihad": 0}
+    for seed in ("104", "105", "106"):   # until a Jihad is declared (bots declare one now and then)
+        if seen["bid"] > 20 and seen["jihad"] >= 1:
+            break
+        _play_checking_privacy(players, seed, seen)
+    assert seen["bid"] > 20 and seen["jihad"] >= 1, seen
+
+
+def _play_checking_privacy(players, seed, seen):
+    state, _ = engine.start(RULES, players, {}, seed)
     phases = 0
     while not state["flow"]["over"] and phases < 400:
         phase = state["flow"]["phase"]
@@ -96,4 +103,3 @@ def test_sealed_bids_and_jihad_maxima_are_private_orders():
                 assert e.get("to") == e["player"]
         state = res.state
         phases += 1
-    assert seen["bid"] > 20 and seen["jihad"] >= 1, seen
