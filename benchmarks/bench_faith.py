@@ -43,7 +43,7 @@ def main(n: int = 4, seed: str = "bench") -> None:
           f"({resolving:.1f}s resolving, {bots:.1f}s the bots' scripts)")
     print(f"faith: {phases / resolving:.1f} phases resolved per second")
     print(f"faith: deadlines per era: era 1 {deadlines[1]} (with the set-up), eras 2-30 "
-          f"mean {sum(per_era) / len(per_era):.2f}, max {max(per_era)} (goal: a mean of at most 5; a Jihad adds 1 in its era and 2 in the next)")
+          f"mean {sum(per_era) / len(per_era):.2f}, max {max(per_era)} (goal: a mean of at most 5; a Jihad adds 1 in its era and 1 in the next)")
     print(f"faith: outcome: {state['flow']['outcome']['reason']}")
 
 

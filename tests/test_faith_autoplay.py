@@ -124,8 +124,9 @@ def test_bots_play_thirty_eras_and_keep_the_invariants(n):
         assert kinds[kind] > 0, f"no {kind} in a game of {n}"
     assert kinds["line_executed"] > 100
     # compact pace: at most 4 deadlines an era (Negotiation, Power-Up with the sealed bid,
-    # Action, Divine Power), + 1 for a Jihad's contest in the era it is declared, + 2
-    # (placement, the infidels' turn) in the era it is held
+    # Action, Divine Power), + 1 for a Jihad's contest in the era it is declared, + 1 (the
+    # placement) in the era it is held (the infidels' turn is part of the holder's Action
+    # submission), + the battles' answer rounds; issue 16's goal: a mean of at most 5
     assert max(v for e, v in deadlines.items() if e > 1) <= 7
     assert sum(v for e, v in deadlines.items() if e > 1) / (len(deadlines) - 1) <= 4.5
 

@@ -49,7 +49,7 @@ def place_examples(rules, state, player, b, limit: int = 8) -> list:
     return out
 
 
-def move_examples(rules, state, player, b, limit: int = 10) -> list:
+def move_examples(rules, state, player, b, limit: int = 10, prefix: tuple = ()) -> list:
     g = state["game"]
     tab = rules.tab
     era = g["era"]
@@ -67,7 +67,8 @@ def move_examples(rules, state, player, b, limit: int = 10) -> list:
         reach = allowance(tab, g, b, kind, False)
         dests = reachable(tab, g, b, kind, hid, min(reach, 2))
         for dst in dests[:2]:
-            o = _try(rules, state, player, ("move", str(n), kind, "pacified" if kind == "pop" else "ready", hid, "->", dst), b)
+            o = _try(rules, state, player, (*prefix, "move", str(n), kind, "pacified" if kind == "pop" else "ready", hid, "->", dst),
+                     None if prefix else b)
             if o is not None:
                 out.append(o)
         if len(out) >= limit:
@@ -75,7 +76,7 @@ def move_examples(rules, state, player, b, limit: int = 10) -> list:
     return out
 
 
-def attack_examples(rules, state, player, b, limit: int = 6) -> list:
+def attack_examples(rules, state, player, b, limit: int = 6, prefix: tuple = ()) -> list:
     g = state["game"]
     tab = rules.tab
     out = []
@@ -105,7 +106,7 @@ def attack_examples(rules, state, player, b, limit: int = 6) -> list:
                 groups += [str(n), k, src]
         if not groups:
             continue
-        o = _try(rules, state, player, ("attack", hid, others[0], "with", *groups), b)
+        o = _try(rules, state, player, (*prefix, "attack", hid, others[0], "with", *groups), None if prefix else b)
         if o is not None:
             out.append(o)
         if len(out) >= limit:
@@ -139,7 +140,7 @@ def _estimate(rules, state, order) -> float:
     """A rough odds measure for an attack: declared strength against the hex's defence."""
     from .battle import attack_strength, defence_strength, sides
     g = state["game"]
-    spec = dict(order.payload[1])
+    spec = dict(order.payload[-1])
     hid = spec["hex"]
     b = next(o for o in [g["units"][u]["o"] for u in spec["units"]] or [None] if o) if spec["units"] else None
     if b is None:
@@ -218,14 +219,18 @@ def choose(rules, state, player, legal, rng):
         near = [o for o in by["infidel"]
                 if any(x not in mine and x != "infidel" for x in g["hexes"][o.payload[1]]["pop"])]
         return rng.choice(near or by["infidel"])
-    if phase == "infidels":   # attack other gods with good odds, wander a little
+    if "infidel" in by and phase in ("infidels", "action"):   # the Jihad: infidels attack other gods
         mine = {b for b in g["beliefs"] if g["beliefs"][b]["player"] == player}
-        good = [o for o in by.get("attack", []) if dict(o.payload[1])["named"] not in mine
+        good = [o for o in by["infidel"] if o.payload[1] == "attack" and dict(o.payload[-1])["named"] not in mine
                 and _estimate(rules, state, o) >= 1.3]
         if good and rng.random() < 0.8:
             return rng.choice(good)
-        if "move" in by and rng.random() < 0.3:
-            return rng.choice(by["move"])
+        moves = [o for o in by["infidel"] if o.payload[1] == "move"]
+        if moves and rng.random() < 0.2:
+            return rng.choice(moves)
+        if phase == "infidels":
+            return done
+    if phase == "infidels":
         return done
     if phase == "response":
         return answer(rules, state, player, by, rng, done)
@@ -241,6 +246,8 @@ def choose(rules, state, player, legal, rng):
                 mine = lambda hid: sum(sum(pop_of(g, hid, b)) for b in own)
                 if v == "smite":
                     opts = [o for o in opts if o.payload[3] not in own]
+                    # another god's special unit first (a Prophet: martyrdom), else anything not ours
+                    opts = [o for o in opts if o.payload[2] in ("prophet", "hero", "high_priest")] or opts
                 if v in ("miracle", "calling"):
                     opts = [o for o in opts if mine(o.payload[1])] or opts
                 if v in ("plague", "pestilence", "apotheosis"):

@@ -23,9 +23,11 @@ Here, with rules.py dispatching to it:
 * In that era, while the holder lives and is not in limbo (CHOICE 67): Phase 1 opens with
   the flow phase "jihad" (the holder alone places the 5 new infidels, `infidel HEX` a line,
   any hex but dark sea, a hex at the infidel cap taking a militia, CHOICE 22; what is not
-  placed is rolled as usual, CHOICE 123); Phase 5 opens with the flow phase "infidels" (the
-  holder alone moves and attacks with the infidels' pieces, `move`/`attack` lines, through
-  movement.py and battle.py with the infidels as the mover; CHOICE 124).
+  placed is rolled as usual, CHOICE 123). In Phase 5 the infidels move and attack first in
+  Movement and Battle (L475, CHOICE 124), through movement.py and battle.py with the
+  infidels as the mover: pace=compact, the holder's `infidel move ...` / `infidel attack
+  ...` lines of her Action submission run after every god's Conversion and before any god's
+  Movement (rules.py's step 2.5); pace=live, the flow phase "infidels" asks her alone.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pbem.core.orders import Order
 
 from . import auction, positions
 from .population import place_infidel, roll_infidels
-from .world import INFIDEL, hand_total
+from .world import hand_total
 
 OPENING = 10
 
@@ -205,15 +207,13 @@ def end_placement(tab, state: dict, rng) -> list[dict]:
 # --- Phase 5: the infidels' turn ("infidels") ------------------------------------------------
 
 def open_infidel_turn(state: dict, pos: str) -> list[dict]:
+    """pace=live: when Movement and Battle begins, the holder alone moves and attacks with the
+    infidels (flow phase "infidels"), before the initiative holder (L475, CHOICE 124)."""
     g = state["game"]
-    g.update(stage="infidels", step=3, arrived={}, fought_pop={}, battled=[])
     state["flow"].update(phase="infidels", active=[positions.controller(g, pos)], sealed=False,
-                         prompt=(f"era {g['era']}, Phase 5: your Jihad: the infidels move and attack first -- "
-                                 f"`move N KIND HEX -> HEX`, `attack HEX OWNER with N KIND FROM` with infidel "
-                                 f"pieces, then `done`"))
-    return [{"type": "infidel_turn", "belief": pos, "player": positions.controller(g, pos)}]
+                         prompt=(f"era {g['era']}, Phase 5, Movement and Battle: your Jihad: the infidels move and "
+                                 f"attack first -- `move N KIND HEX -> HEX`, `attack HEX OWNER with N KIND FROM` "
+                                 f"(or the same after `infidel`) with infidel pieces, then `done`"))
+    return []
 
 
-def mover(state: dict, player: str, own: str | None) -> str | None:
-    """Whose pieces a `move`/`attack` line moves: the infidels' in their turn."""
-    return INFIDEL if state["flow"]["phase"] == "infidels" else own

@@ -47,8 +47,10 @@ CHOICE 111).
   unpaid). A contest pauses the rest for one sealed flow phase "contest" keyed by
   g["pending"]["contest"]["kind"] (jihad.py: "jihad"); then the two-heroes check, limbo
   release, the era advances. A Jihad's holder places the next era's new infidels (flow phase
-  "jihad", Phase 1) and moves and attacks with the infidels before Phase 5 (flow phase
-  "infidels"). After era
+  "jihad", Phase 1) and moves and attacks with the infidels first in Movement and Battle:
+  compact pace, `infidel move|attack` lines of her Action submission run after every god's
+  Conversion and before any god's Movement (step 2.5); live pace, the flow phase "infidels"
+  asks her alone when Movement and Battle begins (CHOICE 124). After era
   30 the largest population on the board wins (CHOICE 84: a tie shares the win).
 * At any time: `take` faith from the board into the hand, `give` faith to another hand,
   `claim` victory (checked at once: 200 or more of the own belief on the board and in the
@@ -130,7 +132,7 @@ GAME_INFO = GameInfo(
 )
 
 PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side",
-                    "bid", "jihad", "aog", *negotiation.VERBS})
+                    "bid", "jihad", "aog", "infidel", *negotiation.VERBS})
 ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side")
 PLAYER_VERBS = ("give", "overflow", "retreat", "defend", "side")   # a player's orders, not a belief's
 
@@ -159,7 +161,8 @@ GRAMMAR = Grammar(
         "apotheosis": ("int word HEX", "Divine Power: Apotheosis (3 a chip): `apotheosis N OWNER HEX` removes another god's chips"),
         "jihad": ("max int", "Divine Power: declare a Jihad, `jihad max N` (N >= 10: your sealed maximum; the others bid, "
                   "the winner controls the infidels next era)"),
-        "infidel": ("HEX", "Jihad, Phase 1: place one of the 5 new infidels at HEX"),
+        "infidel": ("HEX|move|attack", "Jihad: Phase 1 `infidel HEX` places one of the 5 new infidels; Phase 5 "
+                    "`infidel move ...` / `infidel attack ...` moves and attacks with the infidels, first in Movement and Battle"),
         "none": ("", "Divine Power: no intervention this era"),
         "cede": ("word HEX? to word", "Negotiation: `cede KIND HEX to BELIEF` (a unit of yours becomes BELIEF's), `cede initiative to BELIEF`"),
         "trade": ("word for word with word", "Negotiation: `trade GIVE for GET with PLAYER` (GIVE/GET: `N [BELIEF]` faith, `KIND HEX` a unit, `initiative`); done only if PLAYER sends the mirror line"),
@@ -192,6 +195,7 @@ GRAMMAR = Grammar(
 STEP_OF = {"place": 0, "raise": 1, "convert": 2, "slaughter": 2, "pogrom": 2, "move": 3, "assassinate": 3,
            "attack": 3, "done": 9}
 STEP_NAMES = ["Generation", "Mobilization", "Conversion and Slaughter", "Movement and Battle"]
+INFIDEL_STEP = 2.5   # the Jihad's infidels: first in Movement and Battle (L475), before every god
 DONE = Order(("done",), ("done",))
 NONE = Order(("none",), ("none",))
 
@@ -334,7 +338,11 @@ class FaithRules(Rules):
         else:
             state["flow"].update(phase="action", active=players, sealed=True)
         self._prompt(state)
-        return [{"type": "phase", "era": g["era"], "phase": 5, "name": "Action"}]
+        events: list[Event] = [{"type": "phase", "era": g["era"], "phase": 5, "name": "Action"}]
+        holder = jihad.holder(g)
+        if holder is not None:   # L475, L617: the infidels move and attack first in Movement and Battle
+            events.append({"type": "infidel_turn", "belief": holder, "player": positions.controller(g, holder)})
+        return events
 
     def _prompt(self, state: dict) -> None:
         g = state["game"]
@@ -495,9 +503,6 @@ class FaithRules(Rules):
         events: list[Event] = []
         if g["era"] >= self.tab.tech("renaissance"):
             events += renaissance(self.tab, g, self.order(g), rng)
-        holder = jihad.holder(g)
-        if holder is not None:   # L617: the infidels move and attack first (flow phase "infidels")
-            return events + jihad.open_infidel_turn(state, holder)
         return events + self._begin_action(state)
 
     def _ask_bidder(self, state: dict) -> None:
@@ -562,8 +567,13 @@ class FaithRules(Rules):
         if phase == "jihad":
             events = jihad.end_placement(self.tab, state, rng) + self._phase1_rest(state)
             return events + self._after_phase1(state)
-        if phase == "infidels":
-            return self._begin_action(state)
+        if phase == "infidels":   # live pace: the gods' Movement and Battle turns follow
+            g["infidel_turn"] = g["era"]
+            players = self._players(g)
+            g["live"] = 0
+            state["flow"].update(phase="action", active=players[:1], sealed=False)
+            self._prompt(state)
+            return []
         if phase == "bidding":
             if g["auction"]["turn"] is not None:
                 self._ask_bidder(state)
@@ -695,6 +705,9 @@ class FaithRules(Rules):
             g["step"] += 1
             if g["step"] >= len(STEP_NAMES):
                 return self._end_action(state)
+            holder = jihad.holder(g)
+            if g["step"] == 3 and holder is not None:   # the infidels' turn first (L475, CHOICE 124)
+                return jihad.open_infidel_turn(state, holder)
         state["flow"]["active"] = [players[g["live"]]]
         self._prompt(state)
         return []
@@ -703,6 +716,8 @@ class FaithRules(Rules):
     def step_of(self, state, order):
         if order.verb in ANYTIME:
             return None
+        if order.verb == "infidel" and len(order.tokens) > 1 and order.tokens[1] in ("move", "attack"):
+            return INFIDEL_STEP
         return STEP_OF.get(order.verb, 0)
 
     def _can_step(self, g: dict, k: int) -> bool:
@@ -740,8 +755,7 @@ class FaithRules(Rules):
         if phase == "jihad":
             return jihad.placement_orders(self.tab, g) + [DONE]
         if phase == "infidels":
-            out = bot.move_examples(self, state, player, INFIDEL) if INFIDEL not in g["battled"] else []
-            return out + bot.attack_examples(self, state, player, INFIDEL) + [DONE]
+            return self._infidel_examples(state, player) + [DONE]
         own = self.actors(g, player)
         if phase == "divine":   # one intervention a position: its lead acts (CHOICE 110, 111)
             own = [b for b in own if positions.lead(g, b) == b]
@@ -753,6 +767,8 @@ class FaithRules(Rules):
             out += self._bid_examples(state, player)
         if phase == "divine" and not self._acted(g, player):
             out += jihad.declaration_examples(g, player)
+        if phase == "action" and g["pace"] == "compact" and self._can_step(g, 3):
+            out += self._infidel_examples(state, player)   # the Jihad's infidels, first in 5.4
         if phase == "action":
             for pos in positions.positions_of(g, player):
                 if self.count(g, pos) >= self.data["game"]["victory"]:
@@ -793,6 +809,8 @@ class FaithRules(Rules):
                 out += [Order(("convert", *t), ("convert", *t)) for t in convert_orders(self.tab, g, b)]
                 out += [Order(("slaughter", *t), ("slaughter", *t)) for t in slaughter_orders(self.tab, g, b)]
                 out += [Order(("pogrom", *t), ("pogrom", *t)) for t in pogrom_orders(self.tab, g, b)]
+            if self._can_step(g, 3) and g["pace"] == "compact":
+                out += self._infidel_examples(state, player)
             if self._can_step(g, 3):
                 if b not in g["battled"]:
                     out += bot.move_examples(self, state, player, b)
@@ -800,6 +818,15 @@ class FaithRules(Rules):
                 out += bot.attack_examples(self, state, player, b)
             return out
         return []
+
+    def _infidel_examples(self, state: dict, player: str) -> list[Order]:
+        """The Jihad holder's `infidel move|attack` lines (only hers, only in her era)."""
+        g = state["game"]
+        holder = jihad.holder(g)
+        if holder is None or positions.controller(g, holder) != player or g.get("infidel_turn") == g["era"]:
+            return []
+        out = bot.move_examples(self, state, player, INFIDEL, prefix=("infidel",)) if INFIDEL not in g["battled"] else []
+        return out + bot.attack_examples(self, state, player, INFIDEL, prefix=("infidel",))
 
     def _bid_examples(self, state: dict, player: str) -> list[Order]:
         """Representative `bid` lines (the verb is parsed): a few amounts the hand can pay."""
@@ -914,7 +941,7 @@ class FaithRules(Rules):
                 raise IllegalOrderError("your belief is in limbo: it can do nothing this era")
         if verb in PLAYER_VERBS:   # a player's, not a belief's: standing orders and gifts
             return getattr(self, f"_parse_{verb}")(state, player, self.actors(g, player)[0], args)
-        if verb in ("bid", "jihad", "aog") or (flow["phase"] == "infidels" and verb in ("move", "attack")):
+        if verb in ("bid", "jihad", "aog", "infidel") or (flow["phase"] == "infidels" and verb in ("move", "attack")):
             # a player's orders, not one belief's: bids name their position (`bid N BELIEF`)
             if player not in flow["active"]:
                 raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
@@ -928,10 +955,9 @@ class FaithRules(Rules):
                 return jihad.parse_declaration(g, player, b, args)
             if verb == "aog":
                 return self._parse_one(state, player, b, verb, args)
-            order = getattr(self, f"_parse_{verb}")(state, player, INFIDEL, args)
-            if verb == "attack" and dict(order.payload[1])["aog"]:
-                raise IllegalOrderError("the infidels have no Armies of God")
-            return order
+            if verb == "infidel":
+                return self._parse_infidel(state, player, args)
+            return self._parse_infidel(state, player, [verb, *args])   # live pace: the infidels' turn
         return self._parse_for(state, player, verb, args)
 
     def _parse_for(self, state, player, verb, args) -> Order:
@@ -994,6 +1020,35 @@ class FaithRules(Rules):
             except OrderError:
                 return Order((verb, *args), ("defer",))
         return getattr(self, f"_parse_{verb}")(state, player, b, args)
+
+    def _parse_infidel(self, state, player, args):
+        """`infidel HEX` (the Jihad's Phase 1 placement) or `infidel move ...` / `infidel attack
+        ...` (the holder moves and attacks with the infidels, first in Movement and Battle)."""
+        g = state["game"]
+        phase = state["flow"]["phase"]
+        if not args:
+            raise InvalidOrderError("expected `infidel HEX`, `infidel move ...` or `infidel attack ...`")
+        if args[0] not in ("move", "attack"):
+            if phase != "jihad":
+                raise IllegalOrderError("`infidel HEX` places the new infidels of a Jihad, in its Phase 1")
+            if len(args) != 1:
+                raise InvalidOrderError("expected `infidel HEX`")
+            hid = self._hex(args[0])
+            if hid not in g["hexes"]:
+                raise IllegalOrderError(f"{hid} is dark sea (CHOICE 22)")
+            return Order(("infidel", hid), ("infidel", hid))
+        holder = jihad.holder(g)
+        if holder is None or positions.controller(g, holder) != player:
+            raise IllegalOrderError("only the holder of this era's Jihad moves the infidels")
+        if phase not in ("action", "infidels") or (phase == "action" and g["pace"] == "live"):
+            raise IllegalOrderError("the infidels move and attack first in Movement and Battle"
+                                    + (" (their own turn: wait for it)" if phase == "action" else ""))
+        if phase == "action" and not self._can_step(g, 3) or g.get("infidel_turn") == g["era"]:
+            raise IllegalOrderError("the infidels' turn is over")
+        order = getattr(self, f"_parse_{args[0]}")(state, player, INFIDEL, args[1:])
+        if args[0] == "attack" and dict(order.payload[1])["aog"]:
+            raise IllegalOrderError("the infidels have no Armies of God")
+        return Order(("infidel", *order.tokens), ("infidel", *order.payload))
 
     def _parse_bid(self, state, player, b, args):
         """`bid N [BELIEF]`: Phase 3-4 a sealed maximum (any N: what the hand cannot pay when
@@ -1335,8 +1390,14 @@ class FaithRules(Rules):
             if kind == "infidel":
                 return jihad.place(self.tab, state, player, order.payload[1])
             return self._done(state, player, b)
-        if phase == "infidels":
-            b = INFIDEL
+        if kind == "infidel":   # the Jihad's infidels move or attack (compact step 2.5, or their live turn)
+            sub = order.payload[1]
+            if sub == "move":
+                _, _, n, what, st, path = order.payload
+                return move(self.tab, g, INFIDEL, what, st, n, list(path))
+            if INFIDEL not in g["battled"]:
+                g["battled"].append(INFIDEL)
+            return self._battle(state, player, INFIDEL, dict(order.payload[2]), rng)
         if kind == "bid" and phase == "powerup":
             g["bids"][order.payload[2]] = order.payload[1]
             return []
