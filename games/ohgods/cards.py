@@ -147,7 +147,14 @@ class Catalogue:
         return element in self.cards[cid]["elements"]
 
     def label(self, cid: str) -> str:
-        """'Zeus: Greek 2, Sky 5, Ruler' / 'Block (special)'."""
+        """'Zeus: Greek 2, Sky 5, Ruler' / 'Block (special)'; each card's worked out once
+        (issue 17: every view of every report lists the cards)."""
+        labels = self.__dict__.setdefault("_labels", {})
+        if cid not in labels:
+            labels[cid] = self._label(cid)
+        return labels[cid]
+
+    def _label(self, cid: str) -> str:
         c = self.cards[cid]
         if c["kind"] == "god":
             parts = [f"{self.element_names[c['pantheon']]} {c['elements'][c['pantheon']]}"]

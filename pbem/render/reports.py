@@ -51,6 +51,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
         bytecode_cache=bytecode_cache(),  # issue 17: templates compiled once per machine, not per process
+        auto_reload=False,  # issue 17: a template loaded once a process (no stat of its file at each use)
     )
     env.globals["hexgrid"] = hexgrid
     env.globals["pick"] = env.select_template  # the first template of a list that exists
