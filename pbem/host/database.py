@@ -195,6 +195,15 @@ def m007_press(db: sqlite_utils.Database) -> None:
     db["press"].create_index(["game_id", "phase"])
     db["press"].create_index(["game_id", "sender", "sent"])
 
+
+@migrations()
+def m008_due_index(db: sqlite_utils.Database) -> None:
+    """Issue 17: `resolve --all` finds the due games by SQL (service.due_games), which reads
+    each running game's players asked (phases.active). That column comes after the state
+    snapshot in a phases row, so reading it walks the snapshot's pages; this index holds it
+    beside the key, so a store of many games is searched without touching the snapshots."""
+    db.execute("CREATE INDEX IF NOT EXISTS idx_phases_game_id_number_active ON phases (game_id, number, active)")
+
 class Store(sqlite_utils.Database):
     """sqlite-utils' Database whose outermost atomic() block is a write transaction that takes
     the write lock first (BEGIN IMMEDIATE), so concurrent pbem processes wait their turn

@@ -538,11 +538,16 @@ def due_games(db, turns: str | Path | None = None) -> list[str]:
     now = schedule.iso(schedule.now())
     rows = db.execute(
         """
-        SELECT g.id FROM games g JOIN phases p ON p.game_id = g.id AND p.number = g.phase
+        SELECT g.id FROM games g JOIN phases p INDEXED BY idx_phases_game_id_number_active ON p.game_id = g.id AND p.number = g.phase
         WHERE g.status = 'running' AND g.paused IS NULL AND (
           (g.deadline IS NOT NULL AND g.deadline <= ?
             AND (g.grace = 0 OR strftime('%Y-%m-%dT%H:%M:%SZ', g.deadline, '+' || g.grace || ' seconds') <= ?))
           OR ((g.early = 1 OR g.deadline IS NULL OR g.deadline <= ?)
+            -- issue 17: implied by what follows (some player asked has orders in, or is a bot
+            -- or vacant seat, or nobody is asked), and cheap: an idle game is passed over here
+            AND (EXISTS (SELECT 1 FROM submissions s0 WHERE s0.game_id = g.id AND s0.phase = g.phase)
+                 OR EXISTS (SELECT 1 FROM players p0 WHERE p0.game_id = g.id AND (p0.bot = 1 OR p0.vacant = 1))
+                 OR json_array_length(p.active) = 0)
             AND NOT EXISTS (SELECT 1 FROM waits w JOIN json_each(p.active) aw ON aw.value = w.player
                             WHERE w.game_id = g.id AND w.phase = g.phase)
             AND NOT EXISTS (
