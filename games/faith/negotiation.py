@@ -177,8 +177,8 @@ def _parse_trade(rules, g, player, args):
     give = _item(rules, g, player, args[:i], True)
     get = _item(rules, g, player, args[i + 1:j], False)
     who = _player(g, player, args[-1])
-    if give[0] == "faith" and get[0] == "faith":
-        raise IllegalOrderError("a trade of faith for faith moves nothing: use `give`")
+    if give[0] == "faith" and get[0] == "faith" and give[2] == get[2]:   # CHOICE 109
+        raise IllegalOrderError("a trade of faith for faith of the same belief is only a gift of the difference: use `give`")
     toks = ("trade", *item_text(give), "for", *item_text(get), "with", who)
     return Order(toks, ("trade", give, get, who))
 
