@@ -354,6 +354,10 @@ class FaithRules(Rules):
                 text = (f"era {g['era']}, Phase 5 (Action): your orders for the whole phase -- Generation (`place`), "
                         "Mobilization (`raise`), Conversion and Slaughter, Movement and Battle -- run step by step "
                         "in initiative order")
+                holder = jihad.holder(g)
+                if holder is not None:
+                    text += (f"; the Jihad: the {holder}'s `infidel move ...` / `infidel attack ...` lines move the "
+                             f"infidels first in Movement and Battle")
         elif phase == "powerup":
             text = f"era {g['era']}, Phase 3 (Power-Up): `flip` chips for faith, then `done` (no orders: `flip free`)"
             if g.get("bidding") != "live":
