@@ -4,6 +4,8 @@ exactly those players' reports through the store, and no one else's."""
 
 from __future__ import annotations
 
+import json
+
 from pbem import host
 from pbem.core import engine
 from pbem.core.orders import read_script
@@ -57,3 +59,54 @@ def test_a_gift_is_one_event_seen_by_giver_and_receiver_only(db):
     assert line in host.report(db, "n2", receiver, turn + 1)
     assert line not in host.report(db, "n2", third, turn + 1)
     assert line not in host.report(db, "n2", None, turn + 1)
+
+
+def test_a_new_player_joins_a_running_game_through_the_installed_pbem(run):
+    """L348 "A new player can join in ... in any Era in the Negotiation Phase": `pbem join`
+    adds a seat to a running game, the newcomer founds a belief in the Negotiation phase, and
+    `pbem replay` adds the seat at the turn it joined in (hash for hash). A game whose rules
+    take no new player refuses, and nothing changes."""
+    from pbem.host.store import open_db
+
+    assert run("new", "faith", "fj", "--player", "ann:ann@example.org", "--player", "bob:bob@example.org",
+               "--seed", "12").returncode == 0
+    db = open_db(str(run.cwd / "pbem.db"))
+    for _ in range(10):
+        if host.current_state(db, "fj")["flow"]["phase"] == "negotiation":
+            break
+        assert run("autoplay", "fj", "--max-phases", "1").returncode == 0
+    turn = db["games"].get("fj")["phase"]
+    assert host.current_state(db, "fj")["flow"]["phase"] == "negotiation"
+    out = run("join", "fj", "cat:cat@example.org", "--reason", "a friend arrives")
+    assert out.returncode == 0, out.stderr
+    assert "cat joins in a new seat; password" in out.stdout
+    state = host.current_state(db, "fj")
+    assert "cat" in state["game"]["seats"] and "cat" in engine.active_players(RULES, state)
+    assert "cat joins the game" in host.report(db, "fj", None, turn)
+    again = run("join", "fj", "cat:other@example.org")
+    assert again.returncode != 0 and "taken" in again.stderr + again.stdout
+    ack = run("submit", "fj", "cat", "-", "--gm", input="found odin level 2\ndone\n")
+    assert ack.returncode == 0, ack.stdout + ack.stderr
+    for p in ("ann", "bob"):
+        run("submit", "fj", p, "-", "--gm", input="done\n")
+    assert run("resolve", "fj", "--force").returncode == 0
+    state = host.current_state(db, "fj")
+    assert state["game"]["beliefs"]["odin"]["player"] == "cat"
+    assert state["game"]["hands"]["cat"] == {"odin": 5}
+    assert "odin" in [p["id"] for p in RULES.view(state, None)["positions"]]
+    assert run("autoplay", "fj", "--max-phases", "3").returncode == 0
+    replay = run("replay", "fj")
+    assert replay.returncode == 0 and "every hash matches" in replay.stdout, replay.stdout + replay.stderr
+    # to the end: the published record adds the seat at its turn, and verifies
+    assert run("autoplay", "fj").returncode == 0
+    assert db["games"].get("fj")["status"] == "finished"
+    assert run("publish", "--out", "site").returncode == 0
+    record = json.loads((run.cwd / "site" / "games" / "fj" / "record.json").read_text())
+    assert record["game"]["players"] == ["ann", "bob"] and record["game"]["joined"] == {"cat": turn}
+    verified = run("verify", str(run.cwd / "site" / "games" / "fj"))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    # a game whose rules take nobody new: refused, nothing added
+    assert run("new", "gods", "gj", "--player", "ann", "--player", "bob", "--seed", "1").returncode == 0
+    refused = run("join", "gj", "cat")
+    assert refused.returncode != 0 and "takes no new players" in refused.stderr + refused.stdout
+    assert [p["name"] for p in db["players"].rows_where("game_id = ?", ["gj"])] == ["ann", "bob"]

@@ -70,7 +70,7 @@ Procedure choices written here rather than in data.toml:
 from __future__ import annotations
 
 from pbem.core.engine import Event, GameInfo, Rules
-from pbem.core.errors import AmbiguousOrderError, DataError, IllegalOrderError, InvalidOrderError, OrderError
+from pbem.core.errors import AmbiguousOrderError, DataError, IllegalOrderError, InvalidOrderError, OrderError, PbemError
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
@@ -249,6 +249,24 @@ class FaithRules(Rules):
                           "prompt": "set-up: name your belief (`belief NAME`) and your start level (`level 1|2|3`)"},
                  "game": g}
         return state, events
+
+    def add_player(self, state: dict, player: str) -> list[Event]:
+        """L348 "A new player can join in ... This can happen in any Era in the Negotiation
+        Phase" (the GM's `pbem join`). CHOICE 113: the seat may be added at any time after the
+        set-up; it is last in seat order and oldest for the ties (`youngest`); it has no belief
+        and is asked in the Negotiation phase (at once, if the game is in it) to `found` one."""
+        g = state["game"]
+        if state["flow"].get("over") or state["flow"]["phase"] == "setup":
+            raise PbemError("a new god joins a game under way, after the set-up (in its Negotiation phase)")
+        if player in g["seats"]:
+            raise PbemError(f"{player} already has a seat")
+        g["seats"].append(player)
+        g["youngest"].append(player)
+        g["hands"][player] = {}
+        g["standing"][player] = {"overflow": {}, "retreat": {}, "defend": {}, "side": {}}
+        if state["flow"]["phase"] == "negotiation":
+            state["flow"]["active"].append(player)
+        return [{"type": "joined", "player": player, "era": g["era"]}]
 
     def _finish_setup(self, state: dict, rng: Rng) -> list[Event]:
         g = state["game"]

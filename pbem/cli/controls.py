@@ -157,6 +157,28 @@ def replace(
                + ("" if email.strip() else " (no address: hand it over yourself)"))
 
 
+@app.command("join", short_help="Add a new player's seat to a running game.")
+def join_running(
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="A running game."),
+    newcomer: str = typer.Argument(..., metavar="NAME[:EMAIL]", help="The new player's name, and address."),
+    reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
+) -> None:
+    """Add a seat for a new player to a running game, when its rules take one (Faith: a new
+    god joins in the Negotiation phase and founds a belief there). The newcomer gets a
+    password and the open turn's report; everyone is told. `pbem replay` and the published
+    record add the seat at the turn it joined in.
+
+    Example: pbem join faith-1 erin:erin@example.org
+    """
+    from pbem.host import seats
+
+    _host()
+    name, _, email = newcomer.partition(":")
+    password = seats.add_seat(_store(), game_id, name, email.strip() or None, reason=reason)
+    typer.echo(f"{game_id}: {name.strip().lower()} joins in a new seat; password {password}"
+               + ("" if email.strip() else " (no address: hand it over yourself)"))
+
+
 @app.command(short_help="Start a game open for sign-up.")
 def start(game_id: str = typer.Argument(..., metavar="GAME_ID", help="A game open for sign-up.")) -> None:
     """Start a game open for sign-up (`pbem new ... --open N`) with the players who joined.

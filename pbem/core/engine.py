@@ -50,7 +50,7 @@ import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.core.errors import IllegalOrderError, OrderError
+from pbem.core.errors import IllegalOrderError, OrderError, PbemError
 from pbem.core.orders import (
     Grammar,
     Line,
@@ -202,6 +202,13 @@ class Rules:
         face-down discard). Standing orders are always private."""
         return False
 
+    def add_player(self, state: dict, player: str) -> list[Event]:
+        """A new seat joins a running game (the GM's `pbem join`): give `player` a place in
+        `state` (changed in place) and return the events. Default: refused -- most games
+        are for the players they started with. Faith lets a new god join in the Negotiation
+        phase (L348)."""
+        raise PbemError(f"{self.info.title} takes no new players once it has begun")
+
     def condition(self, state: dict, player: str, order: Order) -> str | None:
         """The condition an accepted line still depends on at resolution, outside the player's
         hands: a two-sided deal takes effect "if the other side matches" (Faith's `trade`,
@@ -287,6 +294,14 @@ def settle(rules: Rules, state: dict, rng: Rng) -> list[Event]:
     else:  # pragma: no cover - a rules bug, not a user error
         raise RuntimeError("settle did not reach a decision in 10000 steps")
     return events
+
+
+def add_player(rules: Rules, state: dict, player: str) -> tuple[dict, list[Event]]:
+    """A new seat in a running game (Rules.add_player), in a copy of `state`: (the new state,
+    its events). Replays apply it at the turn it was made, before that turn's submissions."""
+    state = copy_state(state)
+    events = rules.add_player(state, player)
+    return state, events
 
 
 def start(rules: Rules, players: list[str], options: dict[str, str], seed: str) -> tuple[dict, list[Event]]:

@@ -219,4 +219,11 @@ class Store(sqlite_utils.Database):
                 yield self
 
 
+@migrations()
+def m009_joined(db: sqlite_utils.Database) -> None:
+    """A seat added to a running game (`pbem join`, pbem.host.seats.add_seat) records the turn
+    it joined in; NULL: a seat from the game's start. Replays add it at that turn."""
+    db["players"].add_column("joined", int)
+
+
 assert [m.name for m in migrations._migrations] == list(MIGRATIONS), "pbem.host.store.MIGRATIONS is out of date"

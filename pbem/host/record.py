@@ -81,7 +81,9 @@ def game_record(db, game_id: str) -> dict:
         "version": RECORD_VERSION,
         "game": {"id": game["id"], "type": game["type"], "seed": game["seed"], "seed_hash": game["seed_hash"],
                  "options": loads(game["options"]) or {},
-                 "players": [p["name"] for p in read.players(db, game_id)]},
+                 "players": [p["name"] for p in read.players(db, game_id) if not p.get("joined")],
+                 # seats added while the game ran (`pbem join`): name -> the turn they joined in
+                 "joined": {p["name"]: p["joined"] for p in read.players(db, game_id) if p.get("joined")}},
         "outcome": loads(game["outcome"]),
         "pbem_version": pbem_version(),
         "data_sha256": data_digest(game["type"]),
@@ -97,7 +99,12 @@ def replay_record(record: dict):
     g = record["game"]
     rules = get_rules(g["type"])
     state, events = engine.start(rules, list(g["players"]), dict(g["options"]), g["seed"])
+    joined = g.get("joined") or {}
     for ph in record["phases"]:
+        for name, turn in joined.items():   # a seat added in this turn joins before it is played
+            if turn == ph["turn"]:
+                state, more = engine.add_player(rules, state, name)
+                events = events + more
         yield ph, state, events
         if not ph["resolved"]:
             return

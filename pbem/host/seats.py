@@ -31,7 +31,7 @@ from pbem.host.controls import announce, clean_email, record_action, tell_gm
 from pbem.host.store import dumps, loads
 
 __all__ = [
-    "join", "observe", "observers", "open_game", "replace", "reset_password", "resign", "send_password",
+    "add_seat", "join", "observe", "observers", "open_game", "replace", "reset_password", "resign", "send_password",
     "set_address", "set_bot", "start",
 ]
 
@@ -194,6 +194,67 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
                     "Your latest report follows.\n\n" + latest)
             outbox.queue(db, kind="report", to_addr=addr, subject=f"[{game['id']}] you play {seat['name']}: turn {game['phase']} report",
                          body=body + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=seat["name"])
+    return password
+
+
+def add_seat(db, game_id: str, name: str, email: str | None = None, *, by: str = "gm",
+             reason: str | None = None) -> str:
+    """A new player joins a running game in a new seat (last in seat order): the game's rules
+    must take them (Rules.add_player; Faith: in its Negotiation phase, L348), the open turn's
+    position is changed and its reports written again, the newcomer gets a password and the
+    latest report, everyone is told. The seat records the turn it joined in, so `pbem replay`
+    and the published record add it at that turn. Returns the password."""
+    from pbem.core import engine
+    from pbem.core.registry import get_rules
+    from pbem.host import reporting
+    from pbem.host.service import _check_name, _store_reports
+
+    game = read.game(db, game_id)
+    _playing(game, "add a seat")
+    rules = get_rules(game["type"])
+    player = _check_name("player name", name)
+    seats = read.players(db, game["id"])
+    if any(s["name"] == player or s.get("person") == player for s in seats):
+        raise PbemError(f"the name '{player}' is taken in game '{game['id']}'")
+    if len(seats) >= rules.info.max_players:
+        raise PbemError(f"{rules.info.title} is for at most {rules.info.max_players} players; "
+                        f"game '{game['id']}' has {len(seats)}")
+    addr = clean_email(email) if email else None
+    if addr:
+        _address_free(db, game["id"], player, addr)
+    number = game["phase"]
+    phase = read.rows(db, "select * from phases where game_id = ? and number = ?", [game["id"], number])[0]
+    state, events = engine.add_player(rules, loads(phase["state"]), player)   # the rules may refuse (PbemError)
+    password = new_password()
+    seat = {"game_id": game["id"], "name": player, "email": addr, "seat": max(s["seat"] for s in seats) + 1,
+            "bot": 0, "password": password, "joined": number}
+    with db.atomic():
+        db["players"].insert(seat)
+        db.execute("update phases set state = ?, state_hash = ?, active = ? where game_id = ? and number = ?",
+                   [dumps(state), engine.state_hash(state), dumps(engine.active_players(rules, state)), game["id"], number])
+        # the join's events belong to the events the open turn's reports show (those of the
+        # resolution that opened it), after them
+        last = db.execute("select coalesce(max(seq), -1) from events where game_id = ? and phase = ?",
+                          [game["id"], number - 1]).fetchone()[0]
+        db["events"].insert_all({"game_id": game["id"], "phase": number - 1, "seq": last + 1 + i, "data": dumps(e)}
+                                for i, e in enumerate(events))
+        shown = [loads(r["data"]) for r in db["events"].rows_where("game_id = ? and phase = ?", [game["id"], number - 1],
+                                                                  order_by="seq")]
+        texts = reporting.render(rules, game, read.players(db, game["id"]), state, shown, number)
+        _store_reports(db, game["id"], number, texts)
+        _history(db, game["id"], player, "joined", None, dumps({"email": addr, "turn": number}))
+        record_action(db, game["id"], by=by, action="join", detail=f"new seat {player} in turn {number}", reason=reason)
+        announce(db, game["id"], subject=f"{player} joins the game",
+                 text=f"From turn {number}, {player} plays a new seat (seat {seat['seat']}) in game {game['id']}.\n"
+                      + (f"Reason: {reason}\n" if reason else ""))
+        if addr:
+            body = (f"Welcome to game {game['id']}: you play the new seat {player} (seat {seat['seat']}) from turn {number}.\n"
+                    f"Your password: {password}\n"
+                    f"Put it on the PASSWORD line of your orders (with PLAYER {player}); keep it to yourself.\n"
+                    f"Earlier turns: send HISTORY {game['id']} [TURN] for their public reports.\n\n"
+                    "Your report follows.\n\n" + (texts.get(player) or ""))
+            outbox.queue(db, kind="report", to_addr=addr, subject=f"[{game['id']}] you join as {player}: turn {number} report",
+                         body=body + outbox.footer(game["id"]), game_id=game["id"], phase=number, player=player)
     return password
 
 

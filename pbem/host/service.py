@@ -704,13 +704,17 @@ def replay(db, game_id: str) -> dict:
     """Re-run a game's stored history from its seed and inputs; compare every snapshot hash."""
     game = _game(db, game_id)
     rules = get_rules(game["type"])
-    players = [p["name"] for p in _players(db, game_id)]
+    seats = _players(db, game_id)
+    players = [p["name"] for p in seats if not p.get("joined")]
     state, _ = engine.start(rules, players, loads(game["options"]), game["seed"])
     phases = list(db["phases"].rows_where("game_id = ?", [game_id], order_by="number"))
     mismatches = []
     checked = 0
     for ph in phases:
         checked += 1
+        for p in seats:   # a seat added in this turn (`pbem join`) joins before its hash is checked
+            if p.get("joined") == ph["number"]:
+                state, _ = engine.add_player(rules, state, p["name"])
         if engine.state_hash(state) != ph["state_hash"]:
             mismatches.append(ph["number"])
             break
