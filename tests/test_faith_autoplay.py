@@ -76,6 +76,16 @@ def check_invariants(state: dict, where: str) -> None:
             assert all(g["beliefs"][m]["alive"] and g["beliefs"][m]["player"] == x["player"] for m in ms)
             assert ring.index(lead) < ring.index([m for m in ms if m != lead][0]), f"{where}: covenant lead {lead}"
     assert not g.get("deals"), f"{where}: Negotiation lines left queued"
+    # battles answered (battles=sealed): a round is open exactly in the flow phase "response",
+    # asking players who each have a hex of it; nothing waits outside Phase 5
+    ans = g.get("answering")
+    if state["flow"]["phase"] == "response":
+        assert ans and ans["open"] and set(state["flow"]["active"]) <= set(ans["asked"]), f"{where}: a round without its battles"
+        assert all(ans["asked"][p] for p in ans["asked"]), f"{where}: a player asked about no hex"
+    elif not state["flow"]["over"]:
+        assert not (ans and ans["open"]), f"{where}: an open round outside the response phase"
+        if state["flow"]["phase"] != "action":
+            assert not ans and not g.get("deferred"), f"{where}: battles or lines still waiting after Phase 5"
     if state["flow"]["over"]:
         assert state["flow"]["outcome"]["winners"] is not None
 
@@ -149,6 +159,17 @@ def test_the_bots_deal_in_the_negotiation_phase():
     for kind in ("give", "trade", "unmatched", "cede", "cede_initiative", "found", "covenant", "proselytize"):
         assert seen[kind] > 0, f"no {kind} in the games of 2, 4 and 7"
     assert seen["phase"] > 0 and seen["line_executed"] > 300
+
+
+def test_the_bots_answer_battles_in_sealed_rounds_and_mostly_by_standing_orders():
+    """battles=sealed (the default): rounds are asked and answered (sides, Armies of God,
+    retreats), later gods' lines wait for them and run, and most battles need no round (the
+    bots' standing orders answer): fewer rounds than battles by far."""
+    seen: Counter = played(4)[2] + played(7)[2]
+    for kind in ("battle_declared", "round_asked", "answer", "answered", "deferred"):
+        assert seen[kind] > 0, f"no {kind} in the games of 4 and 7"
+    assert seen["standing"] > 0
+    assert seen["round_asked"] * 3 < seen["battle"]
 
 
 def test_the_bots_bid_for_the_initiative_and_it_changes_hands():

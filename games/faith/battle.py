@@ -171,8 +171,8 @@ def resolve_battle(tab: Tables, g: dict, spec: dict, responses: dict, rng) -> li
                         aog_a += k
                     else:
                         aog_d += k
-        if spec["aog"]:
-            shown[a] = spec["aog"]
+        if spec["aog"]:   # the attacker's first
+            shown = {a: spec["aog"], **shown}
     red, white = rng.die(6), rng.die(6)
     A, D = atk + red + aog_a, dfn + white + aog_d
     if A >= 2 * D:

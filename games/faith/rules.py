@@ -177,7 +177,8 @@ GRAMMAR = Grammar(
         "give": ("int word? to word", "any time: give N faith from your hand to PLAYER (`give 5 to hera`, `give 5 odin to hera`)"),
         "claim": ("", "any time: claim victory: 200 or more of your belief on the board and in your hand wins; less, your belief dies"),
         "overflow": ("HEX -> HEX", "standing: where newborns of HEX go when it is full, in order (`overflow 23 -> 24 -> 13`; `overflow 23 -> none` clears)"),
-        "retreat": ("HEX -> HEX", "standing: where your pieces at HEX retreat to after a lost defence (`retreat 23 -> 24`)"),
+        "retreat": ("HEX -> HEX", "standing: where your pieces at HEX retreat to after a lost defence (`retreat 23 -> 24`); "
+                    "asked about a battle at HEX (battles=sealed): your answer for it"),
         "defend": ("any|HEX aog int", "standing: Armies of God you add when your belief defends (`defend any aog 3`, `defend 23 aog 5`)"),
         "side": ("any|HEX attacker|defender|aside", "standing: your side in a battle in HEX that is not against you (default aside); "
                  "asked about a battle at HEX (battles=sealed): your answer for it"),
