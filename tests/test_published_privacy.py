@@ -599,3 +599,27 @@ def test_a_planted_secret_is_caught(store, tmp_path, gtype):
             kind = "private order" if "private order" in what else what
             caught = [p for p in found if kind in p and (f"turn {phase + 1}" in p or f"turn-{phase + 1}." in p)]
         assert caught, f"{gtype}: {what}, planted into a public event of turn {phase + 1}, went unnoticed: {found[:5]}"
+
+
+def test_an_event_for_several_players_reaches_each_of_them_and_nobody_else(store):
+    """Engine G5: an event's `to` may list several players (Faith: a gift seen by giver and
+    receiver, a trade by its two parties). In the store's games every such event is in the
+    private report of each player it lists, for the turn that shows it, and in no other
+    player's; test_nothing_private_is_published checks it reaches no public output."""
+    from pbem.host import read
+
+    seen = Counter()
+    for gid, gtype in store.games.items():
+        texter = event_texter(gtype, True)
+        players = [p["name"] for p in store.db["players"].rows_where("game_id = ?", [gid])]
+        for phase, evs in _events(store.db, gid).items():
+            for e in evs:
+                if not isinstance(e.get("to"), list):
+                    continue
+                seen[e["type"]] += 1
+                line = " ".join(texter(e).split())
+                for p in players:
+                    report = read.report_text(store.db, gid, phase + 1, p)
+                    assert report is not None, (gid, phase + 1, p)
+                    assert (line in " ".join(report.split())) is (p in e["to"]), (gid, phase + 1, p, e)
+    assert seen["give"] + seen["trade"] > 0, f"no event addressed to several players in the store's games: {seen}"
