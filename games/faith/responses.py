@@ -142,8 +142,8 @@ def public_groups(spec: dict) -> list:
 def declare(g: dict, player: str, b: str, spec: dict) -> list[Event]:
     """The attacker declares a battle that waits for the round: his declared pieces are spent
     for this turn (CHOICE 49) and the declaration is public, his Armies of God are not."""
-    a = g.setdefault("answering", {"pos": b, "player": player, "actions": [], "open": False, "asked": {},
-                                   "answers": {}})
+    a = g.setdefault("answering", {"pos": positions.lead(g, b), "player": player, "actions": [], "open": False,
+                                   "asked": {}, "answers": {}})
     a["actions"].append({"kind": "attack", "spec": spec})
     era = g["era"]
     for u in spec["units"]:
@@ -159,14 +159,21 @@ def declare(g: dict, player: str, b: str, spec: dict) -> list[Event]:
     return events
 
 
-def declare_assassination(g: dict, player: str, args: tuple) -> list[Event]:
-    g["answering"]["actions"].append({"kind": "assassinate", "args": list(args)})
-    return [{"type": "assassination_declared", "belief": g["answering"]["pos"], "at": args[0], "target": args[1],
-             "owner": args[2]}]
+def declare_assassination(g: dict, b: str, args: tuple) -> list[Event]:
+    g["answering"]["actions"].append({"kind": "assassinate", "belief": b, "args": list(args)})
+    return [{"type": "assassination_declared", "belief": b, "at": args[0], "target": args[1], "owner": args[2]}]
 
 
-def defer(g: dict, player: str, tokens: tuple, text: str) -> list[Event]:
-    g.setdefault("deferred", []).append({"player": player, "tokens": list(tokens)})
+def waits(g: dict, b: str | None) -> bool:
+    """Whether a Movement and Battle line acting for belief `b` waits for another position's
+    battles (compact pace: the turn of that position is over, its round not yet fought)."""
+    a = g.get("answering")
+    return bool(a) and (b is None or positions.lead(g, b) != a["pos"])
+
+
+def defer(g: dict, player: str, b: str | None, tokens: tuple, text: str) -> list[Event]:
+    g.setdefault("deferred", []).append({"player": player, "pos": positions.lead(g, b) if b else None,
+                                         "tokens": list(tokens)})
     who = g["answering"]["player"] if g.get("answering") else ""
     return [{"type": "deferred", "player": player, "order": text, "until": who, "to": player}]
 
@@ -304,13 +311,14 @@ def fight(rules, state: dict, rng) -> list[Event]:
         if x["kind"] == "assassinate":
             hid, kind, owner = x["args"]
             era = g["era"]
-            ok = any(g["units"][u]["conv"] != era for u in units_at(g, hid, a["pos"], "apostle")) and any(
+            b = x.get("belief", a["pos"])
+            ok = any(g["units"][u]["conv"] != era for u in units_at(g, hid, b, "apostle")) and any(
                 True for u in units_at(g, hid, owner, kind))
             if not ok:
                 events.append({"type": "void", "player": a["player"], "order": f"assassinate {hid} {kind} {owner}",
                                "reason": "the apostle or its target is no longer there"})
                 continue
-            events += assassinate(tab, g, a["pos"], hid, kind, owner, rng)
+            events += assassinate(tab, g, b, hid, kind, owner, rng)
             continue
         spec, why = refresh(tab, g, x["spec"])
         if spec is None:

@@ -692,10 +692,11 @@ class FaithRules(Rules):
         while g.get("deferred") and not state["flow"].get("over"):
             item = g["deferred"][0]
             p = item["player"]
-            if g.get("answering") and g["answering"]["player"] != p:
+            if g.get("answering") and item.get("pos") != g["answering"]["pos"]:
                 break
             g["deferred"].pop(0)
-            b = self._belief(g, p)
+            own = self.actors(g, p)
+            b = own[0] if own else None
             text = " ".join(item["tokens"])
             try:
                 if b is None:
@@ -711,11 +712,20 @@ class FaithRules(Rules):
         return events
 
     def _reparse(self, state: dict, player: str, b: str, tokens: list[str]) -> Order:
+        """A waiting line judged now (its god is no longer asked: the checks of the phase and
+        the turn are done here). A trailing `for BELIEF` names the belief it acts for."""
+        g = state["game"]
         verb, args = tokens[0], list(tokens[1:])
-        with reading(state["game"]):
+        tail: tuple = ()
+        if len(args) >= 2 and args[-2] == "for":
+            if args[-1] not in self.actors(g, player):
+                raise IllegalOrderError(f"the {args[-1]} may not act now")
+            b, tail, args = args[-1], ("for", args[-1]), args[:-2]
+        with reading(g):
             if verb in ("move", "attack"):
-                return getattr(self, f"_parse_{verb}")(state, player, b, args)
-            if verb == "assassinate" and tuple(args) in assassinate_orders(state["game"], b):
+                order = getattr(self, f"_parse_{verb}")(state, player, b, args)
+                return Order(order.tokens + tail, order.payload)
+            if verb == "assassinate" and tuple(args) in assassinate_orders(g, b):
                 return Order(tuple(tokens), ("assassinate", *args))
         raise IllegalOrderError(f"'{' '.join(tokens)}' is not possible now")
 
@@ -1034,8 +1044,7 @@ class FaithRules(Rules):
         if flow["phase"] != phases[verb]:
             names = {"action": "Action", "divine": "Divine Power", "response": "battle answers' round"}
             raise IllegalOrderError(f"'{verb}' is an order of the {names[phases[verb]]} phase")
-        ans = g.get("answering")
-        if verb in ("move", "attack") and ans and ans["player"] != player:
+        if verb in ("move", "attack") and responses.waits(g, b):
             # battles=sealed, compact: this line waits for an earlier god's battles and is
             # judged when it runs (responses.py, CHOICE 141)
             try:
@@ -1437,10 +1446,10 @@ class FaithRules(Rules):
         if phase == "response":   # pragma: no cover - only answers and done are legal then
             raise ValueError(f"unknown answer {order.text!r}")
         ans = g.get("answering")
-        if kind == "defer" or (ans and ans["player"] != player and kind in ("move", "attack", "assassinate")):
+        if kind == "defer" or (kind in ("move", "attack", "assassinate") and responses.waits(g, b)):
             # battles=sealed, compact: an earlier god's battles wait for their round; this
             # god's Movement and Battle line waits for them (responses.py, CHOICE 141)
-            return responses.defer(g, player, order.tokens, order.text)
+            return responses.defer(g, player, b, order.tokens, order.text)
         step = STEP_OF[kind]
         if g["pace"] == "compact" and step > g["step"]:
             g["step"] = step
@@ -1462,7 +1471,7 @@ class FaithRules(Rules):
             g["battled"].append(b)
         if kind == "assassinate":
             if ans:   # battles=sealed: after a battle waiting for its round, in order
-                return responses.declare_assassination(g, player, order.payload[1:])
+                return responses.declare_assassination(g, b, order.payload[1:])
             return assassinate(self.tab, g, b, *order.payload[1:], rng)
         if kind == "attack":
             if responses.sealed(g):
