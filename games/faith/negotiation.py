@@ -606,8 +606,13 @@ def examples(rules, state: dict, player: str) -> list[Order]:
             t("cede", kind, hid, "to", b)
     hand = hand_total(g, player)
     for q in others[:2]:
-        if hand >= 5:
-            t("trade", "5", "for", "initiative", "with", q)
+        if hand:
+            try:   # `give` is an order of any time (the rules parse it), offered here too
+                out.append(rules.parse(state, player, ["give", str(min(hand, 5)), "to", q]))
+            except (IllegalOrderError, InvalidOrderError):
+                pass
+            if _holds_initiative(g, q):
+                t("trade", str(min(hand, 5)), "for", "initiative", "with", q)
         if _holds_initiative(g, player):
             t("trade", "initiative", "for", "5", "with", q)
         for kind, hid in units[:1]:
