@@ -110,3 +110,20 @@ def test_a_new_player_joins_a_running_game_through_the_installed_pbem(run):
     refused = run("join", "gj", "cat")
     assert refused.returncode != 0 and "takes no new players" in refused.stderr + refused.stdout
     assert [p["name"] for p in db["players"].rows_where("game_id = ?", ["gj"])] == ["ann", "bob"]
+
+
+def test_the_scenarios_cover_the_negotiation_clauses_the_issue_names():
+    """Issue 16's 'done means' for the Negotiation and positions, one scenario each (they run
+    with the rest in tests/test_faith_scenarios.py)."""
+    from pbem.core.registry import games_dir
+
+    names = {p.stem for p in (games_dir() / "faith" / "scenarios").glob("*.toml")}
+    for needed in ("deal-trade-one-side-missing", "deal-trade-both-sides-match", "covenant-claim-at-199",
+                   "covenant-claim-at-200", "proselytize-the-buyer-cannot-pay",
+                   "proselytize-the-whole-position-changes-hands", "covenant-costs-twenty-from-the-hand",
+                   "schism-costs-five-and-both-keep-the-level", "found-a-second-belief-and-a-new-players-first",
+                   "rapture-with-200-in-hand-wins", "rapture-below-200-the-game-goes-on",
+                   "cede-a-unit-changes-belief-as-it-is", "cede-initiative-moves-the-holder",
+                   "position-two-beliefs-one-submission", "position-covenant-acts-as-one-belief",
+                   "position-covenant-reproduces-together-separate-beliefs-do-not"):
+        assert needed in names, needed
