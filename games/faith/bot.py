@@ -313,7 +313,9 @@ def answer(rules, state, player, by, rng, done):
             return next(o for o in sides if o.payload[3] == want)
         side = got.get("side") or ("defender" if named.get(hid) == b else None)
         aogs = [o for o in by.get("aog", []) if o.payload[2] == hid]
-        if aogs and "aog" not in got and side in ("defender", "attacker", None) and rng.random() < 0.6:
+        helps = side is None and not sides   # a hex of infidels alone: help them only against the leader
+        keen = 0.5 if helps and a["pos"] == lead else 0.1 if helps else 0.6
+        if aogs and "aog" not in got and side in ("defender", "attacker", None) and rng.random() < keen:
             small = [o for o in aogs if o.payload[3] <= max(3, hand_total(g, player) // 4)]
             return rng.choice(small or aogs[:1])
         backs = [o for o in by.get("retreat", []) if o.payload[2] == hid]
