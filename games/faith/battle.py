@@ -246,7 +246,7 @@ def resolve_battle(tab: Tables, g: dict, spec: dict, responses: dict, rng) -> li
         moved = []
         for u in attackers:
             x = g["units"].get(u)
-            if x and x["o"] == a and x["h"] != hid:
+            if x and positions.lead(g, x["o"]) == positions.lead(g, a) and x["h"] != hid:   # a covenant's too
                 x["h"] = hid
                 moved.append(u)
         if moved:

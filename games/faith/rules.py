@@ -1340,7 +1340,9 @@ class FaithRules(Rules):
                     raise IllegalOrderError(f"{src} has {max(free, 0)} working chips of yours that may still attack")
                 pops[src] = pops.get(src, 0) + n
                 continue
-            cand = [u for u in units_at(g, src, b, kind)
+            # a covenant's units attack together, whichever of its beliefs they are (L360, CHOICE 111)
+            ms = positions.members(g, positions.lead(g, b)) if b in g["beliefs"] else [b]
+            cand = [u for m in [b] + [m for m in ms if m != b] for u in units_at(g, src, m, kind)
                     if not g["units"][u]["b"] and g["units"][u]["fought"] != era and u not in used]
             if len(cand) < n:
                 raise IllegalOrderError(f"{src} has {len(cand)} ready {kind.replace('_', ' ')} of yours that may still attack")
