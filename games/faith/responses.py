@@ -33,15 +33,18 @@ and run, each judged again then, after his battles (a line no longer legal then 
 the reason): so the round costs one deadline and nobody is asked twice. In live pace his
 `done` ends his turn and opens the round.
 
+The Jihad's infidel turn is answered by the standing orders, without a round (CHOICE 144).
+
 The answers are sealed: each answer is told to its player only (events with "to"), the
 attacker's declared Armies of God too; the battle's event shows every side and every god's
 Armies of God when it is fought.
 
 State (present only with `battles=sealed`, and `answering`/`deferred` only while needed):
   game.battles    "sealed"
-  game.answering  {pos, player, actions: [{kind: "attack", spec} | {kind: "assassinate", args}],
+  game.answering  {pos (the attacking position), player, actions: [{kind: "attack", spec} |
+                   {kind: "assassinate", belief, args}],
                    open: bool, asked: {player: [hex]}, answers: {player: {hex: {side, aog, retreat}}}}
-  game.deferred   [{player, tokens}]: later gods' lines waiting for the battles
+  game.deferred   [{player, pos, tokens}]: later positions' lines waiting for the battles
 """
 
 from __future__ import annotations
@@ -93,8 +96,8 @@ def decisions(tab, g: dict, spec: dict, o: str) -> list[str]:
     answer the rest): a subset of side, aog, retreat."""
     hid, a, named = spec["hex"], spec["attacker"], spec["named"]
     x = g["beliefs"].get(o)
-    if o in (a, INFIDEL) or not x or not x["alive"] or x["limbo"]:
-        return []
+    if o in (a, INFIDEL) or not x or not x["alive"] or x["limbo"] or positions.lead(g, o) == positions.lead(g, a):
+        return []   # the attacker's covenant partner attacks with it (one position, L360)
     player = x["player"]
     present = o in owners_at(g, hid)
     hand = hand_total(g, player) > 0
@@ -227,6 +230,10 @@ def _response(tab, g: dict, spec: dict, o: str, answers: dict) -> dict:
     player = x["player"]
     r: dict = {"player": player, "sealed": True}
     present = o in owners_at(g, hid)
+    if positions.lead(g, o) == positions.lead(g, a):   # the attacker's covenant partner: its side
+        if present:
+            r["side"] = "attacker"
+        return r
     ans = answers.get(player, {}).get(hid, {}) if not x["limbo"] else {}
     if x["limbo"]:   # spec 2.8: passive, its dice only
         if hid in g["standing"][player]["retreat"]:
