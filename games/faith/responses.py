@@ -283,8 +283,9 @@ def refresh(tab, g: dict, spec: dict) -> tuple[dict | None, str]:
     others = owners_at(g, hid) - {a}
     if spec["named"] not in others:
         return None, f"the {spec['named']} have nothing at {hid} any more"
-    units = [u for u in spec["units"] if u in g["units"] and g["units"][u]["o"] == a and not g["units"][u]["b"]
-             and (g["units"][u]["h"] == hid or g["units"][u]["h"] in tab.world.nbrs[hid])]
+    side = positions.lead(g, a)   # a covenant's units attack together (CHOICE 111)
+    units = [u for u in spec["units"] if u in g["units"] and positions.lead(g, g["units"][u]["o"]) == side
+             and not g["units"][u]["b"] and (g["units"][u]["h"] == hid or g["units"][u]["h"] in tab.world.nbrs[hid])]
     groups = []
     pops = {}
     for n, kind, src in spec["groups"]:
