@@ -192,8 +192,8 @@ def place(tab, state: dict, player: str, hid: str) -> list[dict]:
     pl["left"] -= 1
     ev = place_infidel(tab, g, hid)
     ev.update(by=pl["holder"], jihad=True)
-    if pl["left"] <= 0 and player in state["flow"]["active"]:
-        state["flow"]["active"].remove(player)
+    # the holder stays asked after her last infidel: her `done` (the prompt asks for it) ends
+    # her part, or the engine's default `done` does when she leaves it out
     return [ev]
 
 

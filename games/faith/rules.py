@@ -977,7 +977,7 @@ class FaithRules(Rules):
         if verb in ("bid", "jihad", "aog", "infidel") or (flow["phase"] == "infidels" and verb in ("move", "attack")):
             # a player's orders, not one belief's: bids name their position (`bid N BELIEF`)
             if player not in flow["active"]:
-                raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
+                raise IllegalOrderError(f"no '{verb}' order is legal now")
             if verb == "bid":
                 if flow["phase"] == "contest" and g["pending"]["contest"]["kind"] == "jihad":
                     return jihad.parse_bid(self, state, player, args)
@@ -1039,7 +1039,7 @@ class FaithRules(Rules):
             return getattr(self, f"_parse_{verb}")(state, player, b, args)
         active = player in flow["active"]
         if not active:
-            raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
+            raise IllegalOrderError(f"no '{verb}' order is legal now")
         phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine", "aog": "response"}
         if flow["phase"] != phases[verb]:
             names = {"action": "Action", "divine": "Divine Power", "response": "battle answers' round"}
@@ -1095,6 +1095,9 @@ class FaithRules(Rules):
         if phase == "powerup":
             if g.get("bidding") == "live":
                 raise IllegalOrderError("with bidding=live the Initiative is bid in Phase 4, one god at a time")
+            if len(args) == 1 and len(mine) > 1:   # CHOICE 110: each position bids; say which
+                raise AmbiguousOrderError(f"which of your positions does it bid for? Each bids: "
+                                          + " or ".join(f"`bid {n} {p}`" for p in mine))
             pos = self._owner(g, args[1]) if len(args) == 2 else (mine[0] if mine else None)
             if pos not in mine:
                 raise IllegalOrderError(f"you bid only for your own beliefs not in limbo ({', '.join(mine) or 'none'})")
@@ -1205,6 +1208,15 @@ class FaithRules(Rules):
         where = "any" if args[0] == "any" else self._hex(args[0])
         s = self._kind(args[1], ("attacker", "defender", "aside"))
         if where != "any" and self._round_hex(state, player, where):   # battles=sealed: an answer
+            g = state["game"]
+            named = {x["spec"]["named"] for x in g["answering"]["actions"]
+                     if x["kind"] == "attack" and x["spec"]["hex"] == where}
+            mine = {o for o in responses.owners_at(g, where)
+                    if o in g["beliefs"] and g["beliefs"][o]["player"] == player}
+            if named and mine and mine <= named:   # CHOICE 51: the named belief defends, it has no side to choose
+                who = " and ".join(f"the {self.tab.beliefs[o]['name']}" for o in sorted(mine))
+                raise IllegalOrderError(f"{who} are attacked at {where} and defend there: "
+                                        f"you choose no side in that battle (`aog {where} N`, `retreat {where} -> HEX`)")
             return Order(("side", where, s), ("answer", "side", where, s))
         return Order(("side", where, s), ("side", where, s))
 
@@ -1759,7 +1771,7 @@ class FaithRules(Rules):
         out = [("Era", f"{view['era']} of 30; {phase}" + (f" ({view['step']} turn)" if view.get("step") else "")),
                ("Turn order", ", ".join(view["turn_order"]) or "not yet"),
                ("Technology", ", ".join(t["name"].replace("_", " ") for t in view["technology"] if t["in_effect"]) or "none yet")]
-        if view.get("jihad"):
+        if view.get("jihad") and view["jihad"]["era"] >= view["era"]:   # won for the next era, or this one's
             j = view["jihad"]
             x = view["beliefs"].get(j["holder"], {})
             out.append(("Jihad", f"{x.get('name', j['holder'])} control the infidels in era {j['era']}"))
