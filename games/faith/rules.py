@@ -242,7 +242,7 @@ class FaithRules(Rules):
             "choices": {p: {"beliefs": [], "level": None} for p in players},
             "arrived": {}, "fought_pop": {}, "pogroms": [], "battled": [], "finished": [], "live": 0,
             "jihad": None, "pending": {},
-            "ring": [], "deals": {}, "rounds": self._rounds(options),
+            "ring": [], "deals": {}, "rounds": self._rounds(options), "left": 0,
         }
         if battles == "sealed":   # only then: battles=standing keeps part 1's state exactly
             g["battles"] = "sealed"
@@ -449,7 +449,7 @@ class FaithRules(Rules):
     def _end_negotiation(self, state: dict, rng: Rng) -> list[Event]:
         g = state["game"]
         events = negotiation.resolve(self, state, rng)
-        left = g.pop("left", 1) - 1
+        left = g["left"] = max(g.get("left", 1), 1) - 1   # rounds still to come this era
         if state["flow"].get("over"):
             return events
         if left > 0:
