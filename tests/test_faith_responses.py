@@ -120,3 +120,23 @@ def test_battles_standing_keeps_part_one_state():
         assert all("aog" not in e for e in res.events if e["type"] == "battle")
         assert phases < 800
     assert battles > 10
+
+
+def test_the_round_has_the_reaction_deadline_and_the_phase_after_it_the_usual_one(db, turns, monkeypatch):
+    from pbem.host import schedule
+
+    monkeypatch.setenv("PBEM_NOW", "2026-11-23T10:00:00Z")
+    host.new_game(db, "faith", "rd", ["ann", "bob", "cat"], seed="9", turns=turns,
+                  options={"reaction_deadline": "12h"}, sched=schedule.make_schedule("72h", None, None))
+    state = laid()
+    state["flow"]["number"] = 1
+    db["phases"].update(("rd", 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
+                                    "active": dumps(engine.active_players(RULES, state))})
+    gm_orders(db, "rd", "ann", *ATTACK)
+    host.resolve(db, ["rd"], turns=turns)
+    assert read.game(db, "rd")["deadline"] == "2026-11-23T22:00:00Z"   # the round: 12h, not 72h
+    gm_orders(db, "rd", "bob", "done")
+    gm_orders(db, "rd", "cat", "done")
+    host.resolve(db, ["rd"], turns=turns)
+    assert loads(read.phase(db, "rd", 3)["state"])["flow"]["phase"] == "divine"
+    assert read.game(db, "rd")["deadline"] == "2026-11-26T10:00:00Z"   # Phase 6: the schedule's 72h
