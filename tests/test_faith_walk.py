@@ -44,3 +44,24 @@ def test_at_a_glance_names_the_jihad_only_for_its_era(db):
         g["era"] = era
         labels = [label for label, _ in rules.summary(rules.view(state, None))]
         assert ("Jihad" in labels) is shown, (era, labels)
+
+
+def test_a_join_writes_the_open_turns_report_files_again(run):
+    """`pbem join` rewrote the open turn's reports in the store but not the files under
+    turns/GAME/TURN/reports: the newcomer's file was missing and the others lacked the join."""
+    from pbem.host.store import open_db
+
+    assert run("new", "faith", "w4", "-p", "ann", "-p", "bob", "--seed", "12").returncode == 0
+    db = open_db(str(run.cwd / "pbem.db"))
+    for _ in range(10):
+        if host.current_state(db, "w4")["flow"]["phase"] == "negotiation":
+            break
+        assert run("autoplay", "w4", "--max-phases", "1").returncode == 0
+    turn = db["games"].get("w4")["phase"]
+    assert run("join", "w4", "cat").returncode == 0
+    folder = run.cwd / "turns" / "w4" / str(turn) / "reports"
+    stored = {r["player"]: r["text"] for r in db["reports"].rows_where("game_id = ? and phase = ?", ["w4", turn])}
+    assert (folder / "cat.txt").read_text() == stored["cat"]
+    for who in ("ann", "bob", ""):
+        text = (folder / f"{who or 'public'}.txt").read_text()
+        assert "cat joins the game" in text and text == stored[who], who

@@ -174,7 +174,7 @@ def join_running(
 
     _host()
     name, _, email = newcomer.partition(":")
-    password = seats.add_seat(_store(), game_id, name, email.strip() or None, reason=reason)
+    password = seats.add_seat(_store(), game_id, name, email.strip() or None, reason=reason, turns=settings.turns)
     typer.echo(f"{game_id}: {name.strip().lower()} joins in a new seat; password {password}"
                + ("" if email.strip() else " (no address: hand it over yourself)"))
 

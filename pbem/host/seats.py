@@ -198,16 +198,17 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
 
 
 def add_seat(db, game_id: str, name: str, email: str | None = None, *, by: str = "gm",
-             reason: str | None = None) -> str:
+             reason: str | None = None, turns=None) -> str:
     """A new player joins a running game in a new seat (last in seat order): the game's rules
     must take them (Rules.add_player; Faith: in its Negotiation phase, L348), the open turn's
     position is changed and its reports written again, the newcomer gets a password and the
     latest report, everyone is told. The seat records the turn it joined in, so `pbem replay`
-    and the published record add it at that turn. Returns the password."""
+    and the published record add it at that turn. `turns`: the folder whose report files of
+    the open turn are written again too. Returns the password."""
     from pbem.core import engine
     from pbem.core.registry import get_rules
     from pbem.host import reporting
-    from pbem.host.service import _check_name, _store_reports
+    from pbem.host.service import _check_name, _store_reports, _write_report_files
 
     game = read.game(db, game_id)
     _playing(game, "add a seat")
@@ -255,6 +256,7 @@ def add_seat(db, game_id: str, name: str, email: str | None = None, *, by: str =
                     "Your report follows.\n\n" + (texts.get(player) or ""))
             outbox.queue(db, kind="report", to_addr=addr, subject=f"[{game['id']}] you join as {player}: turn {number} report",
                          body=body + outbox.footer(game["id"]), game_id=game["id"], phase=number, player=player)
+    _write_report_files(turns, game["id"], number, texts)   # copies of the store's, after the commit
     return password
 
 
