@@ -102,7 +102,7 @@ def declare(rules, state: dict, player: str, pos: str, n: int) -> list[dict]:
         if hand_total(g, pl) >= OPENING and pl not in asked:
             asked.append(pl)
     state["flow"].update(phase="contest", active=asked, sealed=True,
-                         prompt=(f"era {g['era']}, Phase 6: the {pos} declare a Jihad (opening {OPENING}): your sealed "
+                         prompt=(f"era {g['era']}, Phase 6: the {rules.tab.beliefs[pos]['name']} declare a Jihad (opening {OPENING}): your sealed "
                                  f"maximum `bid N` to win control of the infidels next era (N at least {OPENING}; "
                                  f"every stack is spent), or `done`"))
     return [{"type": "jihad_declared", "belief": pos, "player": player, "opening": OPENING,

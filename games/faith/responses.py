@@ -193,6 +193,11 @@ def open_round(tab, g: dict) -> dict[str, list[str]]:
     return asked
 
 
+def _name(tab, o: str) -> str:
+    """A belief's name as the reports give it ("Ancient Egyptian"), the infidels' as "infidels"."""
+    return "infidels" if o == INFIDEL else tab.beliefs[o]["name"] if o in tab.beliefs else o
+
+
 def prompt(tab, g: dict) -> str:
     a = g["answering"]
     parts = []
@@ -201,8 +206,8 @@ def prompt(tab, g: dict) -> str:
             continue
         s = x["spec"]
         groups = ", ".join(f"{n} {k} from {src}" for n, k, src in s["groups"])
-        parts.append(f"{s['hex']} (against the {s['named']}, with {groups})")
-    return (f"era {g['era']}, the battles of the {a['pos']} ({a['player']}): " + "; ".join(parts)
+        parts.append(f"{s['hex']} (against the {_name(tab, s['named'])}, with {groups})")
+    return (f"era {g['era']}, the battles of the {_name(tab, a['pos'])} ({a['player']}): " + "; ".join(parts)
             + " -- answer for the hexes you are asked about, in one sealed round: `side HEX attacker|defender|aside`, "
             "`aog HEX N` (Armies of God from your hand), `retreat HEX -> HEX`, then `done`. No answer: your standing "
             "orders, then the defaults (the named belief defends, others stand aside, no Armies of God, the retreat "
