@@ -65,3 +65,39 @@ def test_a_join_writes_the_open_turns_report_files_again(run):
     for who in ("ann", "bob", ""):
         text = (folder / f"{who or 'public'}.txt").read_text()
         assert "cat joins the game" in text and text == stored[who], who
+
+
+def test_a_flip_with_no_pacified_chips_says_why(run):
+    """Era after era a player writes `flip all`; with every chip in unrest it was refused as
+    "no 'flip' order is legal now", which does not say why or what to send instead."""
+    assert run("new", "faith", "w5", "-p", "ann", "-p", "bob", "--seed", "7").returncode == 0
+    for p, b in (("ann", "israelites"), ("bob", "egyptian")):
+        assert run("submit", "w5", p, "-", "--gm", input=f"belief {b}\nlevel 1\ndone\n").returncode == 0
+    assert run("resolve", "w5").returncode == 0                     # era 1, Action
+    for i, p in enumerate(("bob", "ann")):   # placements from the order form, in two hexes
+        place = re.findall(r"^#   (place 3 \w+)$", run("report", "w5", "--player", p).stdout, re.M)[i]
+        assert run("submit", "w5", p, "-", "--gm", input=f"{place}\ndone\n").returncode == 0
+    assert run("resolve", "w5").returncode == 0                     # era 1, Divine Power
+    for p in ("ann", "bob"):
+        assert run("submit", "w5", p, "-", "--gm", input="none\n").returncode == 0
+    assert run("resolve", "w5").returncode == 0                     # era 2, Negotiation
+    for p in ("ann", "bob"):
+        assert run("submit", "w5", p, "-", "--gm", input="done\n").returncode == 0
+    assert run("resolve", "w5").returncode == 0                     # era 2, Power-Up
+    assert run("submit", "w5", "ann", "-", "--gm", input="flip all\ndone\n").returncode == 0
+    assert run("submit", "w5", "bob", "-", "--gm", input="flip all\ndone\n").returncode == 0
+    assert run("resolve", "w5").returncode == 0                     # every chip now in unrest
+    assert "Phase 5" in run("report", "w5", "--player", "ann").stdout
+    for p in ("ann", "bob"):
+        assert run("submit", "w5", p, "-", "--gm", input="done\n").returncode == 0
+    assert run("resolve", "w5").returncode == 0
+    for p in ("ann", "bob"):
+        assert run("submit", "w5", p, "-", "--gm", input="none\n").returncode == 0
+    assert run("resolve", "w5").returncode == 0                     # era 3, Negotiation
+    for p in ("ann", "bob"):
+        assert run("submit", "w5", p, "-", "--gm", input="done\n").returncode == 0
+    assert run("resolve", "w5").returncode == 0                     # era 3, Power-Up: all in unrest
+    ack = run("submit", "w5", "ann", "-", "--gm", input=f"flip all\nflip 2 {place.split()[-1]}\ndone\n").stdout
+    assert "REJECTED" in ack and "no 'flip' order is legal now" not in ack, ack
+    assert ack.count("you have no pacified chips to flip") == 2, ack
+    assert "`done` takes your level's base income" in ack, ack

@@ -808,6 +808,15 @@ class FaithRules(Rules):
                     out.append(Order(("claim", pos) if multi else ("claim",), ("claim", pos)))
         return out + [NONE if phase == "divine" else DONE]
 
+    def why_illegal(self, state, player, typed):
+        """Why a typed line matches no legal order, where "not legal now" would not say."""
+        g = state["game"]
+        if typed[0] == "flip" and state["flow"]["phase"] == "powerup" and player in state["flow"]["active"]:
+            if not any(pop_of(g, h, b)[0] for b in self.actors(g, player) for h in g["hexes"]):
+                return ("you have no pacified chips to flip (they are all in unrest: they pacify again in Phase 1); "
+                        "`done` takes your level's base income")
+        return None
+
     def _legal_for(self, state, player, b) -> list[Order]:
         """The legal orders of one acting belief (see actors)."""
         g = state["game"]
