@@ -14,6 +14,7 @@ from pbem.core import engine
 from pbem.core.orders import read_script
 from pbem.core.registry import get_rules, load_data
 from pbem.host.service import bot_script
+from games.faith import contests, duels, positions
 
 RULES = get_rules("faith")
 DATA = load_data("faith")
@@ -34,8 +35,28 @@ def check_invariants(state: dict, where: str) -> None:
         for o, n in hand.items():
             assert n > 0, f"{where}: an empty or negative hand entry"
             held[o] += n
+    # wagers held in a pending contest or duel until its result (returned or banked)
+    for o, n in list(contests.held(g).items()) + list(duels.held(g).items()):
+        assert n > 0, f"{where}: an empty stake"
+        held[o] += n
     for o, n in g["bank"].items():
-        assert held[o] + n == START, f"{where}: {o}: board+hands {held[o]} + bank {n} != {START}"
+        assert held[o] + n == START, f"{where}: {o}: board+hands+wagers {held[o]} + bank {n} != {START}"
+    phase = state["flow"]["phase"]
+    pending = g.get("pending") or {}
+    if not state["flow"]["over"]:
+        assert bool(pending.get("contest")) == (phase == "contest"), f"{where}: a contest pending outside its phase"
+        assert bool(pending.get("duel")) == (phase == "duel"), f"{where}: duels pending outside their phase"
+    # limbo: a sentence always ends; nobody in limbo is asked outside a contest
+    for b, x in g["beliefs"].items():
+        if x["limbo"]:
+            assert x["alive"] and x.get("limbo_until") and x["limbo_until"] >= g["era"], f"{where}: {b} limbo {x}"
+            if phase in ("powerup", "action", "divine"):
+                assert x["player"] not in state["flow"]["active"] or any(
+                    not g["beliefs"][q]["limbo"] for q in positions.positions_of(g, x["player"])), f"{where}: {b} asked in limbo"
+    # no two heroes share a hex once the era's duels are over
+    if phase == "powerup":
+        heroes = Counter(x["h"] for x in g["units"].values() if x["k"] == "hero")
+        assert all(n == 1 for n in heroes.values()), f"{where}: two heroes in a hex after Phase 6"
     # caps: the hex total never above the cap of the era (3, 5 from Agriculture)
     top = DATA["caps"]["agriculture"] if g["era"] >= DATA["technology"]["agriculture"] else DATA["caps"]["base"]
     for hid, h in g["hexes"].items():
@@ -136,12 +157,25 @@ def test_bots_play_thirty_eras_and_keep_the_invariants(n):
     # compact pace: at most 4 deadlines an era (Negotiation, Power-Up with the sealed bid,
     # Action, Divine Power), + 1 for a Jihad's contest in the era it is declared, + 1 (the
     # placement) in the era it is held (the infidels' turn is part of the holder's Action
-    # submission), + the battles' answer rounds; issue 16's goal: a mean of at most 5
-    assert max(v for e, v in deadlines.items() if e > 1) <= 7
-    assert sum(v for e, v in deadlines.items() if e > 1) / (len(deadlines) - 1) <= 4.5
+    # submission), + the battles' answer rounds, + 1 for each Direct Attack, Judgement or
+    # duel; issue 16's goal: a mean of at most 5
+    per_era = [v for e, v in deadlines.items() if e > 1]
+    assert max(per_era) <= 7 + kinds["strike"] + kinds["judgement"] + kinds["duel"]
+    assert sum(per_era) / len(per_era) <= 5
+
+
+def test_the_gods_contest_and_faith_is_kept_through_the_wagers():
+    """The bots strike, judge and wager; every contest ends with its wagers returned or banked
+    (the ledger is checked after every phase), and limbo is entered and left."""
+    seen: Counter = played(2)[2] + played(4)[2] + played(7)[2]
+    for kind in ("strike", "strike_result", "judgement", "judgement_result", "wagered", "limbo", "limbo_over"):
+        assert seen[kind] > 0, f"no {kind} in the games of 2, 4 and 7"
+    assert seen["strike"] == seen["strike_result"] and seen["judgement"] == seen["judgement_result"]
 
 
 def test_battles_conversions_and_the_renaissance_happen():
+    # (martyrdom needs a Prophet, a 20-faith Miracle, killed: rare in these bots' games and not
+    # asked of them here; the martyrdom-* scenarios check it)
     seen: Counter = played(4)[2] + played(7)[2]
     # (martyrdom -- a Prophet killed -- is too rare in random play to expect in two games, about
     # one game in four since the bots also deal and bid; four scenarios check it: *martyrdom*)

@@ -396,3 +396,28 @@ def test_match_does_not_change_the_position(gods):
         except OrderError:
             pass
     assert gods == before
+
+
+# --- free text (the `text` kind of a parsed verb: spec G2) ------------------------------------
+
+def test_a_text_argument_is_the_rest_of_the_line_as_written():
+    from pbem.core.orders import Grammar, Order
+
+    grammar = Grammar(verbs={"judge": ("word text", "accuse a god: `judge NAME CRIME...`")},
+                      parsed=frozenset({"judge"}))
+    seen = []
+
+    def parse(typed):
+        seen.append(typed)
+        return Order(tuple(typed), tuple(typed))
+
+    line = line_of("JUDGE Odin  Broke the DEAL of era 3,  and lied -> twice  # not this")
+    order = match_order(grammar, [], line, parse=parse)
+    assert seen == [["judge", "odin", "Broke the DEAL of era 3,  and lied -> twice"]]
+    assert order.payload[2] == "Broke the DEAL of era 3,  and lied -> twice"
+    # the order's text reads back to the same order
+    again = match_order(grammar, [], line_of(order.text), parse=parse)
+    assert again == order
+    # the text may not be left out: the syntax error names what is missing
+    with pytest.raises(InvalidOrderError, match="incomplete: expected `judge word text`"):
+        match_order(grammar, [], line_of("judge odin"), parse=lambda typed: None)

@@ -3,6 +3,8 @@ choices. Every example is made by the rules' own parser, so it parses back to it
 
 from __future__ import annotations
 
+import random
+
 from pbem.core.errors import OrderError
 
 from .movement import allowance, movable, reachable
@@ -136,6 +138,110 @@ def apotheosis_examples(rules, state, player, b, limit: int = 3) -> list:
     return out
 
 
+CRIMES = ("broke the peace of the gods", "did not pay what was promised", "slaughtered the faithful")
+
+
+def _amounts(have: int) -> list[int]:
+    return sorted({k for k in (1, 5, 10, have // 2, have) if 1 <= k <= have})
+
+
+def contest_examples(rules, state, player, b) -> list:
+    """A Direct Attack and a Divine Judgement on each other god's position, for the order form."""
+    from . import contests, positions
+    g = state["game"]
+    out = []
+    own = contests.can_wager(g, player, True, positions.lead(g, b))
+    for pos in positions.positions(g):
+        if positions.controller(g, pos) == player:
+            continue
+        for n in sorted({own // 2, own}):
+            o = _try_for(rules, state, player, b, ("strike", pos, "wager", str(n)))
+            if o is not None:
+                out.append(o)
+        o = _try_for(rules, state, player, b, ("judge", pos, CRIMES[len(out) % len(CRIMES)]))
+        if o is not None:
+            out.append(o)
+    return out
+
+
+def _try_for(rules, state, player, b, tokens):
+    """An order of one of the player's beliefs (the rules tag it `for BELIEF` when she has two)."""
+    try:
+        return rules._parse_one(state, player, b, tokens[0], list(tokens[1:]))
+    except OrderError:
+        return None
+
+
+def wager_examples(rules, state, player) -> list:
+    from . import contests
+    g = state["game"]
+    c = g["pending"]["contest"]
+    out = []
+    have = contests.can_wager(g, player, c["kind"] == "strike", contests._pos_of(c, player))
+    for side in contests.allowed_sides(g, player):
+        for n in _amounts(have):
+            o = _try(rules, state, player, ("wager", str(n), "for", side))
+            if o is not None:
+                out.append(o)
+    if c["kind"] == "judgement" and player in (c["by"], c["against"]) and player not in c["drops"]:
+        from pbem.core.orders import Order
+        out.append(Order(("drop",), ("drop",)))
+    return out
+
+
+def duel_wager_examples(rules, state, player) -> list:
+    from . import duels
+    g = state["game"]
+    have = sum(g["hands"][player].values())
+    out = []
+    for hid, belief in duels.wager_targets(g, player):
+        for n in _amounts(have)[:3]:
+            o = _try(rules, state, player, ("wager", str(n), "for", hid, belief))
+            if o is not None:
+                out.append(o)
+    return out
+
+
+def _contest_choice(state, player, by, done, rng):
+    """Wagers: the defender and the accused defend themselves, the accuser presses her case,
+    the others now and then back a side; the parties sometimes drop a Judgement."""
+    g = state["game"]
+    c = g["pending"]["contest"]
+    if any(s["player"] == player for s in c["stakes"]) or player in c["drops"]:
+        return done
+    wagers = by.get("wager", [])
+    if "drop" in by and rng.random() < (0.3 if player == c["against"] else 0.15):
+        return by["drop"][0]
+    if not wagers:
+        return done
+    party = player in (c["against"], c["by"])
+    if party and rng.random() < 0.85:   # up to half the hand: the rest is kept for later
+        half = max(1, hand_total(g, player) // 2)
+        pick = [o for o in wagers if o.payload[1] <= half] or wagers[:1]
+        return rng.choice(pick)
+    if not party and rng.random() < 0.25:
+        small = [o for o in wagers if o.payload[1] <= 5] or wagers
+        return rng.choice(small)
+    return done
+
+
+def _duel_choice(state, player, by, done, rng):
+    g = state["game"]
+    d = g["pending"]["duel"]
+    if "yield" in by and rng.random() < 0.3:
+        return rng.choice(by["yield"])
+    if "wager" in by and not any(s["player"] == player for s in d["stakes"]) and rng.random() < 0.2:
+        return rng.choice(by["wager"])
+    return done
+
+
+def _crowd(rules, g, hid, b) -> int:
+    """Other owners' pieces (chips and units) at a hex and next to it."""
+    near = [hid] + list(rules.world.nbrs[hid])
+    n = sum(k for h in near if h in g["hexes"] for o, pu in g["hexes"][h]["pop"].items() if o != b for k in pu)
+    return n + sum(1 for x in g["units"].values() if x["h"] in near and x["o"] != b)
+
+
 def _estimate(rules, state, order) -> float:
     """A rough odds measure for an attack: declared strength against the hex's defence."""
     from .battle import attack_strength, defence_strength, sides
@@ -208,6 +314,10 @@ def choose(rules, state, player, legal, rng):
         return done
     if phase == "bidding":
         return live_bid_choice(g, player, by, done, rng)
+    if phase == "contest" and (g.get("pending") or {}).get("contest", {}).get("kind") in ("strike", "judgement"):
+        return _contest_choice(state, player, by, done, rng)
+    if phase == "duel":
+        return _duel_choice(state, player, by, done, rng)
     if phase == "contest":
         if "bid" in by and rng.random() < 0.5:
             return rng.choice(by["bid"])
@@ -236,8 +346,25 @@ def choose(rules, state, player, legal, rng):
         return answer(rules, state, player, by, rng, done)
     if phase == "divine":
         hand = hand_total(g, player)
-        if "jihad" in by and hand >= 12 and rng.random() < 0.12:
+        if "jihad" in by and hand >= 12 and rng.random() < 0.3:
             return rng.choice(by["jihad"])
+        # the contests draw from a stream of their own (the position's), so that the other
+        # interventions' choices stay as they were
+        own = random.Random(f"{g['era']}/{player}/{hand}/{len(g['units'])}/{g['next_uid']}")
+        if "strike" in by and g["era"] >= 8 and own.random() < 0.05:
+            # a Direct Attack on the god with the largest population, with a real wager
+            scores = rules.scores(state)
+            strong = [o for o in by["strike"] if o.payload[2] >= 8]
+            if strong:
+                top = max(scores.get(g["beliefs"][o.payload[1]]["player"], 0) for o in strong)
+                return own.choice([o for o in strong if scores.get(g["beliefs"][o.payload[1]]["player"], 0) == top])
+        if "judge" in by and own.random() < 0.03:
+            return own.choice(by["judge"])
+        if "smite" in by:   # the TIP again: a Prophet of one's own struck down amid the others
+            b = rules._belief(g, player)
+            for o in by["smite"]:
+                if o.payload[2] == "prophet" and o.payload[3] == b and _crowd(rules, g, o.payload[1], b) >= 6:
+                    return o
         picks = []
         for v in ("levelup", "miracle", "calling", "abundance", "smite", "apotheosis", "pestilence", "plague"):
             if v in by and rng.random() < 0.35:
@@ -275,6 +402,12 @@ def choose(rules, state, player, legal, rng):
         good = [o for o in by["attack"] if _estimate(rules, state, o) >= 1.6]
         if good and rng.random() < 0.8:
             return rng.choice(good)
+    if "assassinate" in by:
+        # the TIP of 4e: an own Prophet killed where the others crowd converts them all
+        b = rules._belief(g, player)
+        for o in by["assassinate"]:
+            if o.payload[2] == "prophet" and o.payload[3] == b and _crowd(rules, g, o.payload[1], b) >= 6:
+                return o
     if "assassinate" in by and rng.random() < 0.15:
         return rng.choice(by["assassinate"])
     if "move" in by and rng.random() < 0.35:

@@ -1,7 +1,7 @@
 """Phase 6, the Divine Power Phase: the interventions that involve no contest between gods
 (Level Up, Lightning Bolt/Smite, Plague, Miracle, Calling, Pestilence, Abundance,
-Apotheosis), and the end-of-era check of two heroes in one hex. Direct Attack, Divine
-Judgement and Jihad (contests) are part 2."""
+Apotheosis). The contests are elsewhere: Direct Attack and Divine Judgement in contests.py,
+the Jihad in jihad.py; the end-of-era heroes in duels.py."""
 
 from __future__ import annotations
 
@@ -146,26 +146,3 @@ def intervene(tab: Tables, g: dict, player: str, belief: str, verb: str, args: t
             kill_pop_one(g, hid, owner)
         ev.update(at=hid, owner=owner, n=n)
     return events
-
-
-def hero_check(tab: Tables, g: dict, rng) -> list[dict]:
-    """End of Phase 6: no two heroes in one hex. Same belief: the later one goes (they are
-    identical, CHOICE 70); different beliefs: each rolls a die, the higher survives, ties
-    reroll (part 2 adds the other gods' wagers and a yield)."""
-    events = []
-    for hid in sorted({x["h"] for x in g["units"].values() if x["k"] == "hero"}):
-        while True:
-            heroes = [u for u in units_at(g, hid) if g["units"][u]["k"] == "hero"]
-            if len(heroes) < 2:
-                break
-            a, b = heroes[0], heroes[1]
-            if g["units"][a]["o"] == g["units"][b]["o"]:
-                events += kill_unit(tab, g, b, "heroes")
-                continue
-            da, db = rng.die(6), rng.die(6)
-            events.append({"type": "hero_duel", "at": hid, "heroes": [g["units"][a]["o"], g["units"][b]["o"]],
-                           "dice": [da, db]})
-            if da != db:
-                events += kill_unit(tab, g, b if da > db else a, "heroes")
-    return events
-

@@ -17,7 +17,10 @@ to the mechanics, the views and the bots' choices. The board mechanics live besi
 * movement.py   -- allowances, paths, stops, pass-through effects
 * battle.py     -- battles (strength, Armies of God, dice, results, retreats, advance, the
                    unrest around a battle), assassination, killing
-* divine.py     -- Phase 6 interventions without a contest; the two-heroes check
+* divine.py     -- Phase 6 interventions without a contest
+* contests.py   -- Phase 6 contests: Direct Attack and Divine Judgement, their sealed wagers
+* duels.py      -- the end of Phase 6: heroes of two positions in one hex duel
+* limbo.py      -- sentences to limbo and their end; a position destroyed
 * auction.py    -- the poker-style all-pay auction (Phase 4 Initiative, the Jihad)
 * jihad.py      -- the Jihad: declaration, its contest, the holder's infidels
 
@@ -45,26 +48,32 @@ CHOICE 111).
 * Phase 6 ("divine", sealed): one intervention per god, kept in g["pending"]["divine"] and
   executed once all are in, in initiative order (CHOICE 61, 62; one no longer legal lapses
   unpaid). A contest pauses the rest for one sealed flow phase "contest" keyed by
-  g["pending"]["contest"]["kind"] (jihad.py: "jihad"); then the two-heroes check, limbo
-  release, the era advances. A Jihad's holder places the next era's new infidels (flow phase
+  g["pending"]["contest"]["kind"] (jihad.py: "jihad"; contests.py: "strike" for a Direct
+  Attack, "judgement" for a Divine Judgement); then heroes of one position in a hex are
+  thinned out, heroes of different positions duel (one sealed phase "duel" for all hexes,
+  only when there is a duel: duels.py), sentences served end (limbo.release), the era
+  advances. A Jihad's holder places the next era's new infidels (flow phase
   "jihad", Phase 1) and moves and attacks with the infidels first in Movement and Battle:
   compact pace, `infidel move|attack` lines of her Action submission run after every god's
   Conversion and before any god's Movement (step 2.5); live pace, the flow phase "infidels"
   asks her alone when Movement and Battle begins (CHOICE 124). After era
   30 the largest population on the board wins (CHOICE 84: a tie shares the win).
 * At any time: `take` faith from the board into the hand, `give` faith to another hand,
-  `claim` victory (checked at once: 200 or more of the own belief on the board and in the
-  hand wins, else the belief dies, CHOICE 75, 76, 82); and the standing orders: `overflow`,
-  `retreat`, `defend` (Armies of God for battles where one defends), `side`.
+  `claim` victory (when every other player with a position holds the standing order
+  `accept claims`, the claim wins without a count, CHOICE 166; else it is counted at once:
+  200 or more of the own belief on the board and in the hand wins, else the belief dies,
+  CHOICE 75, 76, 82); and the standing orders: `overflow`, `retreat`, `defend` (Armies of
+  God for battles where one defends), `side`, `contest claims` (the default) / `accept
+  claims`. A position in limbo gives no `take` or `give` but may still claim (CHOICE 73).
 
 Procedure choices written here rather than in data.toml:
 
 * CHOICE 100: an anytime order runs where it stands in a script (Rules.step_of: None).
 * Battles answer other gods' sides, Armies of God and retreats from their standing orders
   and the defaults of CHOICE 51/59 (part 2 asks them in a sealed response instead).
-* CHOICE 19/32/73: a belief in limbo is skipped in Phases 1, 3, 5, 6 and gives no orders
-  (part 2 sends gods to limbo; here it is a flag scenarios may set).
-* CHOICE 83: when every living belief belongs to one player, she wins at once.
+* CHOICE 19/32/73: a position in limbo is skipped in Phases 1, 3, 5, 6 and gives no orders
+  there (limbo.py: Direct Attacks and Divine Judgements send gods there).
+* CHOICE 83: when every living position belongs to one player, she wins at once.
 """
 
 from __future__ import annotations
@@ -74,7 +83,7 @@ from pbem.core.errors import AmbiguousOrderError, DataError, IllegalOrderError, 
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
-from . import auction, bot, jihad, negotiation, positions, responses
+from . import auction, bot, contests, duels, jihad, limbo, negotiation, positions, responses
 from .battle import assassinate, assassinate_orders, resolve_battle
 from .conversion import (
     convert,
@@ -84,7 +93,7 @@ from .conversion import (
     slaughter,
     slaughter_orders,
 )
-from .divine import apotheosis_check, divine_orders, hero_check, intervene
+from .divine import apotheosis_check, divine_orders, intervene
 from .movement import KINDS as MOVE_KINDS
 from .movement import allowance, check_path, find_path, movable, move
 from .population import (
@@ -132,9 +141,11 @@ GAME_INFO = GameInfo(
 )
 
 PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side",
-                    "bid", "jihad", "aog", "infidel", *negotiation.VERBS})
-ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side")
+                    "bid", "jihad", "aog", "infidel", "strike", "judge", "wager", "contest", *negotiation.VERBS})
+# `contest claims` / `accept claims` (CHOICE 166) are standing orders with the payload kind "claims"
+ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side", "contest", "claims")
 PLAYER_VERBS = ("give", "overflow", "retreat", "defend", "side")   # a player's orders, not a belief's
+SEALED_VERBS = ("strike", "wager", "yield")   # wagers are secret until the result (CHOICE 162); a drop is said openly
 
 GRAMMAR = Grammar(
     verbs={
@@ -163,6 +174,13 @@ GRAMMAR = Grammar(
                   "the winner controls the infidels next era)"),
         "infidel": ("HEX|move|attack", "Jihad: Phase 1 `infidel HEX` places one of the 5 new infidels; Phase 5 "
                     "`infidel move ...` / `infidel attack ...` moves and attacks with the infidels, first in Movement and Battle"),
+        "strike": ("word wager int", "Divine Power: Direct Attack on BELIEF with a secret wager of N of your own faith (`strike odin wager 12`); your level drops one at once"),
+        "judge": ("word text", "Divine Power: Divine Judgement of BELIEF for the crime you name (`judge odin broke our trade of era 4`)"),
+        "wager": ("int for word word?", "contest: `wager N for attacker|defender` (Direct Attack), `wager N for accuser|accused` (Judgement); duel: `wager N for HEX BELIEF`"),
+        "drop": ("", "Divine Judgement: the accuser or the accused drops the case (both drop: it ends, the wagers go back)"),
+        "yield": ("HEX", "hero duel: your hero at HEX gives way and dies (if the other owner does not yield too)"),
+        "contest": ("claims", "standing: contest other gods' victory claims (the default): a claim is then counted"),
+        "accept": ("claims", "standing: accept other gods' victory claims: if every other god accepts, a claim wins uncounted"),
         "none": ("", "Divine Power: no intervention this era"),
         "cede": ("word HEX? to word", "Negotiation: `cede KIND HEX to BELIEF` (a unit of yours becomes BELIEF's), `cede initiative to BELIEF`"),
         "trade": ("word for word with word", "Negotiation: `trade GIVE for GET with PLAYER` (GIVE/GET: `N [BELIEF]` faith, `KIND HEX` a unit, `initiative`); done only if PLAYER sends the mirror line"),
@@ -238,7 +256,7 @@ class FaithRules(Rules):
             "seats": list(players), "youngest": youngest, "pace": pace, "bidding": bidding, "bids": {}, "era": 1, "stage": "setup", "step": 0,
             "beliefs": {}, "hands": {p: {} for p in players}, "initiative": None,
             "hexes": hexes, "units": {}, "next_uid": 1, "bank": {INFIDEL: self.data["game"]["bank_start"]},
-            "standing": {p: {"overflow": {}, "retreat": {}, "defend": {}, "side": {}} for p in players},
+            "standing": {p: {"overflow": {}, "retreat": {}, "defend": {}, "side": {}, "claims": "contest"} for p in players},
             "choices": {p: {"beliefs": [], "level": None} for p in players},
             "arrived": {}, "fought_pop": {}, "pogroms": [], "battled": [], "finished": [], "live": 0,
             "jihad": None, "pending": {},
@@ -395,6 +413,19 @@ class FaithRules(Rules):
             text = f"era {g['era']}, Phase 4 (Initiative), the {p} to bid (stacks: {stacks}): {what}"
         elif phase == "divine":
             text = f"era {g['era']}, Phase 6 (Divine Power): one intervention, or `none`"
+        elif phase == "contest" and g["pending"].get("contest", {}).get("kind") in contests.SIDES:
+            c = g["pending"]["contest"]
+            if c["kind"] == "strike":
+                text = (f"era {g['era']}, Phase 6: the {c['attacker']} ({c['by']}) make a Direct Attack on the "
+                        f"{c['defender']} ({c['against']}): `wager N for attacker|defender` in your own faith, then `done`")
+            else:
+                text = (f"era {g['era']}, Phase 6: Divine Judgement: the {c['accuser']} ({c['by']}) accuse the "
+                        f"{c['accused']} ({c['against']}): \"{c['crime']}\": `wager N for accuser|accused`, "
+                        "`drop` (accuser and accused), then `done`")
+        elif phase == "duel":
+            text = (f"era {g['era']}, end of Phase 6: heroes duel at "
+                    f"{', '.join(x['at'] for x in g['pending']['duel']['duels'])}: owners may `yield HEX`, the others "
+                    "`wager N for HEX BELIEF`; then `done`")
         elif phase == "response":
             text = responses.prompt(self.tab, g)
         elif phase == "negotiation":
@@ -411,13 +442,21 @@ class FaithRules(Rules):
         self._prompt(state)
         return [{"type": "phase", "era": g["era"], "phase": 6, "name": "Divine Power"}]
 
+    def _end_divine(self, state: dict, rng: Rng) -> list[Event]:
+        """And last in Phase 6: two heroes in one hex (L664; duels.py)."""
+        g = state["game"]
+        events = duels.same_position_check(self.tab, g)
+        found = duels.find(g)
+        if found:
+            asked = duels.open_duels(g, found)
+            state["flow"].update(phase="duel", active=asked, sealed=True)
+            self._prompt(state)
+            return events
+        return events + self._end_era(state, rng)
+
     def _end_era(self, state: dict, rng: Rng) -> list[Event]:
         g = state["game"]
-        events = hero_check(self.tab, g, rng)
-        for b in g["beliefs"].values():
-            if b.get("limbo_until") is not None and b["limbo_until"] <= g["era"]:
-                b["limbo"] = False
-                b["limbo_until"] = None
+        events = limbo.release(g)
         if g["era"] >= self.data["game"]["last_era"]:
             return events + self._finish_by_count(state)
         g["era"] += 1
@@ -585,8 +624,13 @@ class FaithRules(Rules):
             return self._run_divine(state, rng)
         if phase == "contest":
             events = self._end_contest(state, rng)
+            if flow.get("over"):
+                return events
             state["flow"].update(phase="divine", active=[], sealed=True)
             return events + self._run_divine(state, rng)
+        if phase == "duel":
+            events = duels.resolve(self.tab, g, rng) + self._check_alive(state)
+            return events + ([] if flow.get("over") else self._end_era(state, rng))
         if phase == "jihad":
             events = jihad.end_placement(self.tab, state, rng) + self._phase1_rest(state)
             return events + self._after_phase1(state)
@@ -624,9 +668,11 @@ class FaithRules(Rules):
                 if state["flow"]["active"]:
                     return events   # a contest is asked: the rest waits for its answers
                 events += self._end_contest(state, rng)   # nobody to ask: it is decided at once
+                if state["flow"].get("over"):
+                    return events
                 state["flow"].update(phase="divine", active=[], sealed=True)
         g["pending"].pop("divine", None)
-        return events + self._end_era(state, rng)
+        return events + self._end_divine(state, rng)
 
     def _execute_intervention(self, state: dict, item: dict, rng: Rng) -> list[Event]:
         g = state["game"]
@@ -637,6 +683,22 @@ class FaithRules(Rules):
             return [{"type": "intervention_lapsed", "belief": pos, "player": player, "power": kind, "reason": why}]
         if kind == "jihad":
             return jihad.declare(self, state, player, pos, payload[1])
+        if kind in ("strike", "judge"):
+            if kind == "strike":
+                why = contests.strike_check(g, player, pos, payload[1], payload[2])
+            else:
+                why = contests.judge_check(g, player, pos, payload[1])
+            if why:   # the reason may tell a hand (the secret wager): only its god reads it
+                return [{"type": "intervention_lapsed", "belief": pos, "player": player, "power": kind,
+                         "reason": "it is no longer possible"},
+                        {"type": "lapsed_why", "belief": pos, "player": player, "power": kind, "reason": why, "to": player}]
+            if kind == "strike":
+                events = contests.open_strike(g, player, pos, payload[1], payload[2])
+            else:
+                events = contests.open_judgement(g, player, pos, payload[1], payload[2])
+            state["flow"].update(phase="contest", active=contests.wagerers(g), sealed=True)
+            self._prompt(state)
+            return events
         if kind == "apotheosis":
             why = apotheosis_check(self.tab, g, player, pos, *payload[1:])
         else:
@@ -646,10 +708,24 @@ class FaithRules(Rules):
         return intervene(self.tab, g, player, pos, kind, payload[1:], rng) + self._check_alive(state)
 
     def _end_contest(self, state: dict, rng: Rng) -> list[Event]:
-        kind = state["game"]["pending"]["contest"]["kind"]
+        g = state["game"]
+        c = g["pending"]["contest"]
+        kind = c["kind"]
         if kind == "jihad":
             return jihad.end_contest(self, state)
-        raise ValueError(f"unknown contest {kind!r}")  # pragma: no cover
+        if kind == "strike":
+            events, verdicts = contests.resolve_strike(g, rng)
+        elif kind == "judgement":
+            events, verdicts = contests.resolve_judgement(g)
+        else:  # pragma: no cover
+            raise ValueError(f"unknown contest {kind!r}")
+        for pos, verdict in verdicts:
+            if verdict == "destroyed":
+                events += limbo.destroy(g, pos)
+            else:
+                events += limbo.sentence(g, pos, "a Direct Attack" if kind == "strike" else "a Divine Judgement")
+        return events + self._check_alive(state)
+
     def _after_battles(self, state: dict, rng: Rng) -> list[Event]:
         """battles=sealed: the attacker's turn is over: ask the round about his battles, or
         fight them if nobody has anything to decide; then the later gods' waiting lines
@@ -784,7 +860,12 @@ class FaithRules(Rules):
         if phase == "contest":
             if g["pending"]["contest"]["kind"] == "jihad":
                 return jihad.contest_orders(self, state, player) + [DONE]
+            if g["pending"]["contest"]["kind"] in contests.SIDES:
+                return bot.wager_examples(self, state, player) + [DONE]
             return [DONE]
+        if phase == "duel":
+            out = [Order(("yield", hid), ("yield", hid)) for hid, _b in duels.yields_for(g, player)]
+            return out + bot.duel_wager_examples(self, state, player) + [DONE]
         if phase == "jihad":
             return jihad.placement_orders(self.tab, g) + [DONE]
         if phase == "infidels":
@@ -836,7 +917,7 @@ class FaithRules(Rules):
             if positions.lead(g, b) in self._acted(g, player):
                 return []
             out = [Order((t[0], *t[1:]), t) for t in divine_orders(self.tab, g, player, b)]
-            return out + bot.apotheosis_examples(self, state, player, b)
+            return out + bot.apotheosis_examples(self, state, player, b) + bot.contest_examples(self, state, player, b)
         if phase == "action":
             out: list[Order] = []
             if self._can_step(g, 0):
@@ -933,6 +1014,7 @@ class FaithRules(Rules):
             return []
         out = [Order(("defend", "any", "aog", str(n)), ("defend", "any", n)) for n in (0, 1, 2)]
         out += [Order(("side", "any", s), ("side", "any", s)) for s in ("aside", "defender")]
+        out += [Order((v, "claims"), ("claims", v)) for v in ("contest", "accept")]
         for hid, x in g["hexes"].items():
             if b in x["pop"] and x["t"] == "fertile":
                 nb = self.world.nbrs[hid][0]
@@ -973,13 +1055,29 @@ class FaithRules(Rules):
         flow = state["flow"]
         if flow.get("over"):
             raise IllegalOrderError("the game is over")
+        if verb in ("contest", "accept") and args == ["claims"]:   # standing (CHOICE 166), in limbo too
+            if not g["beliefs"] or not positions.positions_of(g, player):
+                raise IllegalOrderError("you have no living belief" if g["beliefs"] else "the gods are not chosen yet")
+            return getattr(self, f"_parse_{verb}")(state, player, None, args)
         if verb in negotiation.VERBS:
             return negotiation.parse(self, state, player, verb, args)
         b = self._belief(g, player) if g["beliefs"] else None
+        if verb in ("wager", "yield", "drop"):   # a player's answers in a contest or a duel, not a belief's
+            if player not in flow["active"]:
+                raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
+            if verb == "wager":
+                return self._parse_one(state, player, b, verb, args)
+            return None   # `yield HEX`, `drop`: matched against the legal orders
+        if verb == "judge" and len(args) == 2:
+            # the crime is the rest of the line: a trailing `for BELIEF` of the player's own is the accuser
+            words = args[1].split()
+            own = self.actors(g, player)
+            if len(words) > 2 and words[-2].lower() == "for" and any(x.startswith(words[-1].lower()) for x in own):
+                args = [args[0], " ".join(words[:-2]), "for", words[-1].lower()]
         if verb in ANYTIME:
             if b is None:
                 raise IllegalOrderError("you have no living belief" if g["beliefs"] else "the gods are not chosen yet")
-            if not self.actors(g, player):
+            if not self.actors(g, player) and verb in ("take", "give"):   # CHOICE 73: a claim is allowed
                 raise IllegalOrderError("your belief is in limbo: it can do nothing this era")
         if verb in PLAYER_VERBS:   # a player's, not a belief's: standing orders and gifts
             return getattr(self, f"_parse_{verb}")(state, player, self.actors(g, player)[0], args)
@@ -1008,6 +1106,8 @@ class FaithRules(Rules):
         line is ambiguous and must say `for BELIEF`."""
         g = state["game"]
         own = self.actors(g, player)
+        if verb == "claim":   # a position in limbo may still claim (CHOICE 73)
+            own = [b for pos in positions.positions_of(g, player) for b in positions.members(g, pos)]
         if verb == "claim" and len(args) == 1:
             args = ["for", args[0]]
         if len(args) >= 2 and args[-2] == "for":
@@ -1049,9 +1149,13 @@ class FaithRules(Rules):
         active = player in flow["active"]
         if not active:
             raise IllegalOrderError(f"no '{verb}' order is legal now")
-        phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine", "aog": "response"}
-        if flow["phase"] != phases[verb]:
-            names = {"action": "Action", "divine": "Divine Power", "response": "battle answers' round"}
+        if verb == "wager" and flow["phase"] == "contest" and g["pending"]["contest"]["kind"] not in contests.SIDES:
+            raise IllegalOrderError("this contest is an auction: `bid N`")
+        phases = {"place": "action", "move": "action", "attack": "action", "apotheosis": "divine", "aog": "response",
+                  "strike": "divine", "judge": "divine", "wager": "contest"}
+        if flow["phase"] != phases[verb] and not (verb == "wager" and flow["phase"] == "duel"):
+            names = {"action": "Action", "divine": "Divine Power", "response": "battle answers' round",
+                     "contest": "contest (a Direct Attack or a Divine Judgement) or of a heroes' duel"}
             raise IllegalOrderError(f"'{verb}' is an order of the {names[phases[verb]]} phase")
         if verb in ("move", "attack") and responses.waits(g, b):
             # battles=sealed, compact: this line waits for an earlier god's battles and is
@@ -1090,6 +1194,61 @@ class FaithRules(Rules):
         if args[0] == "attack" and dict(order.payload[1])["aog"]:
             raise IllegalOrderError("the infidels have no Armies of God")
         return Order(("infidel", *order.tokens), ("infidel", *order.payload))
+
+    def _parse_strike(self, state, player, b, args):
+        g = state["game"]
+        if len(args) != 3 or args[1] != "wager":
+            raise InvalidOrderError("expected `strike BELIEF wager N`")
+        target = self._owner(g, args[0])
+        n = self._int(args[2], "the wager")
+        why = contests.strike_check(g, player, b, target, n) if target != INFIDEL else "a Direct Attack is made on a god, not on the infidels"
+        if why:
+            raise IllegalOrderError(why)
+        return Order(("strike", target, "wager", str(n)), ("strike", target, n))
+
+    def _parse_judge(self, state, player, b, args):
+        g = state["game"]
+        if len(args) != 2 or not args[1].strip():
+            raise InvalidOrderError("expected `judge BELIEF CRIME...` (name the crime)")
+        target = self._owner(g, args[0])
+        why = contests.judge_check(g, player, b, target) if target != INFIDEL else "a Divine Judgement is called on a god, not on the infidels"
+        if why:
+            raise IllegalOrderError(why)
+        crime = " ".join(args[1].split())
+        return Order(("judge", target, crime), ("judge", target, crime))
+
+    def _parse_wager(self, state, player, b, args):
+        g = state["game"]
+        if len(args) < 3 or args[1] != "for":
+            raise InvalidOrderError("expected `wager N for SIDE` (a contest) or `wager N for HEX BELIEF` (a duel)")
+        n = self._int(args[0], "the wager")
+        if state["flow"]["phase"] == "duel":
+            if len(args) != 4:
+                raise InvalidOrderError("expected `wager N for HEX BELIEF`")
+            hid, belief = self._hex(args[2]), self._owner(g, args[3])
+            why = duels.wager_check(g, player, n, hid, belief)
+            if why:
+                raise IllegalOrderError(why)
+            belief = positions.lead(g, belief)
+            return Order(("wager", str(n), "for", hid, belief), ("wager", n, hid, belief))
+        if len(args) != 3:
+            raise InvalidOrderError("expected `wager N for SIDE`")
+        c = g["pending"]["contest"]
+        side = self._kind(args[2], contests.SIDES[c["kind"]] + tuple(x for k, v in contests.SIDES.items() if k != c["kind"] for x in v))
+        why = contests.wager_check(g, player, n, side)
+        if why:
+            raise IllegalOrderError(why)
+        return Order(("wager", str(n), "for", side), ("wager", n, side))
+
+    def _parse_contest(self, state, player, b, args):
+        if args != ["claims"]:
+            raise InvalidOrderError("expected `contest claims`")
+        return Order(("contest", "claims"), ("claims", "contest"))
+
+    def _parse_accept(self, state, player, b, args):
+        if args != ["claims"]:
+            raise InvalidOrderError("expected `accept claims`")
+        return Order(("accept", "claims"), ("claims", "accept"))
 
     def _parse_bid(self, state, player, b, args):
         """`bid N [BELIEF]`: Phase 3-4 a sealed maximum (any N: what the hand cannot pay when
@@ -1407,10 +1566,14 @@ class FaithRules(Rules):
             return state["flow"]["phase"] != "bidding"
         if order.verb == "jihad":   # the declaration is public when executed, its maximum never
             return True
+        if order.verb in SEALED_VERBS:   # wagers (the attacker's in her `strike`) and yields (CHOICE 162)
+            return True
         return (order.verb in ANYTIME and order.verb != "claim") or order.verb in negotiation.VERBS
 
     def condition(self, state, player, order):
         """A two-sided Negotiation line is accepted "if the other side matches" (engine G10)."""
+        if order.payload[:1] == ("claims",):
+            return None
         return negotiation.condition(order) if order.verb in negotiation.TWO_SIDED else None
 
     def apply(self, state, player, order, rng):
@@ -1440,7 +1603,19 @@ class FaithRules(Rules):
         if phase == "contest":
             if g["pending"]["contest"]["kind"] == "jihad":
                 return jihad.apply_contest(state, player, order)
+            if kind == "wager":
+                return contests.wager(g, player, order.payload[1], order.payload[2])
+            if kind == "drop":
+                return contests.drop(g, player)
+            if kind == "done":
+                return self._done(state, player, b)
             raise ValueError(f"unknown contest {g['pending']['contest']['kind']!r}")  # pragma: no cover
+        if phase == "duel":
+            if kind == "wager":
+                return duels.wager(g, player, *order.payload[1:])
+            if kind == "yield":
+                return duels.yield_hero(g, player, order.payload[1])
+            return self._done(state, player, b)
         if phase == "jihad":
             if kind == "infidel":
                 return jihad.place(self.tab, state, player, order.payload[1])
@@ -1603,6 +1778,8 @@ class FaithRules(Rules):
             return [{"type": "give", "from": player, "player": who, "faith": moved, "to": [player, who]}]
         if kind == "claim":
             return self._claim(state, player, order.payload[1] if len(order.payload) > 1 else positions.lead(g, b))
+        if kind == "claims":
+            st["claims"] = order.payload[1]
         if kind == "overflow":
             _, src, dst = order.payload
             if dst:
@@ -1633,6 +1810,11 @@ class FaithRules(Rules):
 
     def _claim(self, state, player, b) -> list[Event]:
         g = state["game"]
+        others = sorted({positions.controller(g, pos) for pos in positions.positions(g)} - {player})
+        if others and all(g["standing"][p].get("claims", "contest") == "accept" for p in others):
+            # L674: "if all Gods accept defeat and the game is over with a clear winner": no count (CHOICE 166)
+            return ([{"type": "claim_accepted", "player": player, "belief": b, "accepted_by": others}]
+                    + self._finish(state, f"{player} claimed victory and every other god accepted it", [player]))
         n = self.count(g, b)
         events: list[Event] = [{"type": "claim", "player": player, "belief": b, "count": n,
                                 "needed": self.data["game"]["victory"]}]
@@ -1663,7 +1845,7 @@ class FaithRules(Rules):
         g = state["game"]
         if state["flow"].get("over"):
             return []
-        living = {x["player"] for x in g["beliefs"].values() if x["alive"]}
+        living = {positions.controller(g, pos) for pos in positions.positions(g)}
         if len(living) == 1:   # CHOICE 83
             return self._finish(state, "the last living God", sorted(living))
         if not living:
@@ -1744,6 +1926,16 @@ class FaithRules(Rules):
         }
         if flow["phase"] == "setup":
             out["waiting"] = list(flow["active"])
+        pending = g.get("pending") or {}
+        c = pending.get("contest")
+        if c and c.get("kind") in contests.SIDES:   # public: who and what; the wagers stay sealed
+            out["contest"] = {k: c[k] for k in ("kind", "by", "against", "attacker", "defender", "accuser", "accused", "crime")
+                              if k in c}
+            if player is not None:
+                out["contest"]["your_wagers"] = [{"side": x["side"], "faith": sum(x["chips"].values())}
+                                                 for x in c["stakes"] if x["player"] == player]
+        if pending.get("duel"):
+            out["duels"] = [{"at": x["at"], "beliefs": list(x["beliefs"])} for x in pending["duel"]["duels"]]
         if g.get("jihad"):
             out["jihad"] = dict(g["jihad"])
         if g.get("auction"):   # a live auction: stacks sit openly on the Power discs
@@ -1760,7 +1952,7 @@ class FaithRules(Rules):
             out["you"] = player
             out["hand"] = dict(g["hands"][player])
             out["hand_total"] = hand_total(g, player)
-            out["standing"] = {k: dict(v) for k, v in g["standing"][player].items()}
+            out["standing"] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in g["standing"][player].items()}
             mine = {p: n for p, n in g.get("bids", {}).items() if positions.controller(g, p) == player}
             if mine:
                 out["your_bids"] = mine
@@ -1776,7 +1968,7 @@ class FaithRules(Rules):
                  "contest": "Phase 6, Divine Power: a contest", "jihad": "Phase 1: the Jihad's infidels",
                  "infidels": "Phase 5: the infidels' turn (Jihad)",
                  "response": "Phase 5, battles answered",
-                 "divine": "Phase 6, Divine Power"}.get(view["phase"], "the game is over")
+                 "divine": "Phase 6, Divine Power", "duel": "Phase 6, heroes duel"}.get(view["phase"], "the game is over")
         out = [("Era", f"{view['era']} of 30; {phase}" + (f" ({view['step']} turn)" if view.get("step") else "")),
                ("Turn order", ", ".join(view["turn_order"]) or "not yet"),
                ("Technology", ", ".join(t["name"].replace("_", " ") for t in view["technology"] if t["in_effect"]) or "none yet")]

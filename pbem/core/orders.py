@@ -226,7 +226,9 @@ class Grammar:
     """A game's order syntax: every verb with its argument pattern and a one-line help.
 
     Pattern tokens: `hex` (q,r), `int`, `word`, `->`, a literal word, or any of these
-    followed by `?` (may be left out)."""
+    followed by `?` (may be left out); and `text`, last in the pattern of a parsed verb: the
+    rest of the line as written (its case kept), handed to `parse` as one argument (a
+    Judgement's crime, free prose; `#` still starts a comment)."""
 
     verbs: dict[str, tuple[str, str]]  # verb -> (pattern, help)
     aliases: dict[str, str] = field(default_factory=dict)
@@ -260,6 +262,8 @@ class Grammar:
             if j == len(pattern):
                 return i
             kind = pattern[j]
+            if kind.rstrip("?") == "text":  # the rest of the line, whatever it holds
+                return -1 if i < len(tokens) or kind.endswith("?") else i
             failures = []
             if i < len(tokens) and fits(tokens[i].text, kind):
                 r = go(i + 1, j + 1)
@@ -351,6 +355,7 @@ def match_order(grammar: Grammar, legal, line: Line, why_illegal=None, parse=Non
     verb = verb_hits[0]
     typed = [verb] + [t.text for t in tokens[1:]]
     if parse is not None and verb in grammar.parsed:
+        typed = _with_text(grammar, verb, typed, line)
         try:
             parsed = parse(typed)
         except OrderError as err:
@@ -393,6 +398,19 @@ def match_order(grammar: Grammar, legal, line: Line, why_illegal=None, parse=Non
             f"'{line.text}' is ambiguous: it could be {shown}", line.text, line.number, 1
         )
     return winners[0]
+
+
+def _with_text(grammar: Grammar, verb: str, typed: list[str], line: Line) -> list[str]:
+    """A pattern ending in `text`: the typed arguments from there on become one argument, the
+    rest of the line as written (original case and spacing inside it kept)."""
+    pattern = grammar.verbs[verb][0].split()
+    if not pattern or pattern[-1].rstrip("?") != "text":
+        return typed
+    at = len(pattern)  # the index in `typed` (verb first) where the text starts
+    if len(typed) <= at:
+        return typed
+    column = line.tokens[at].column
+    return typed[:at] + [line.text[column - 1:].strip()]
 
 
 def line_order(grammar: Grammar, line: Line) -> Order | None:
