@@ -215,12 +215,12 @@ def _contest_choice(state, player, by, done, rng):
     if not wagers:
         return done
     party = player in (c["against"], c["by"])
-    if party and rng.random() < 0.85:   # up to half the hand: the rest is kept for later
-        half = max(1, hand_total(g, player) // 2)
-        pick = [o for o in wagers if o.payload[1] <= half] or wagers[:1]
+    if party and rng.random() < 0.85:   # up to a third of the hand: the rest is kept for later
+        part = max(1, hand_total(g, player) // 3)
+        pick = [o for o in wagers if o.payload[1] <= part] or wagers[:1]
         return rng.choice(pick)
-    if not party and rng.random() < 0.25:
-        small = [o for o in wagers if o.payload[1] <= 5] or wagers
+    if not party and rng.random() < 0.15:
+        small = [o for o in wagers if o.payload[1] <= 3] or wagers[:1]
         return rng.choice(small)
     return done
 
@@ -346,7 +346,7 @@ def choose(rules, state, player, legal, rng):
         return answer(rules, state, player, by, rng, done)
     if phase == "divine":
         hand = hand_total(g, player)
-        if "jihad" in by and hand >= 12 and rng.random() < 0.3:
+        if "jihad" in by and hand >= 12 and rng.random() < 0.12:
             return rng.choice(by["jihad"])
         # the contests draw from a stream of their own (the position's), so that the other
         # interventions' choices stay as they were

@@ -24,6 +24,10 @@ execution of the interventions goes on.
   equal: the accuser's player receives every wager.
 * CHOICE 161: the accused in limbo may still wager and drop in her own defence (she "defends
   herself passively"); other positions in limbo take no part in a Judgement.
+* CHOICE 167: the challenger puts faith down first ("wagers a chosen secret amount", L629;
+  "starting with the one who calls the Divine Judgement wagers", L653): a Direct Attack
+  wagers at least 1, and a god with an empty hand calls no Judgement (so a god with nothing
+  to spend is not asked in Phase 6 for a contest she could not pursue).
 * CHOICE 162: wagers are sealed (L629 "secret") and revealed, each with its wagerer and side,
   in the result; several wager lines of one god add up, all on one side.
 
@@ -134,6 +138,8 @@ def strike_check(g: dict, player: str, pos: str, target: str, n: int) -> str | N
     if why:
         return why
     have = can_wager(g, player, True, pos)
+    if n < 1:
+        return "the challenger wagers at least 1 faith of her own belief (CHOICE 167)"
     if n > have:
         return (f"your hand holds {have} faith of your own belief for the wager (CHOICE 68: the faith of "
                 "other beliefs cannot attack or defend)")
@@ -155,6 +161,8 @@ def open_strike(g: dict, player: str, pos: str, target: str, n: int) -> list[dic
 
 
 def judge_check(g: dict, player: str, pos: str, target: str) -> str | None:
+    if not sum(g["hands"].get(player, {}).values()):
+        return "the god who calls a Divine Judgement wagers first: your hand is empty (CHOICE 167)"
     return target_check(g, player, pos, target, "a Divine Judgement")
 
 
