@@ -27,6 +27,23 @@ def test_the_suite_covers_the_risky_clauses():
         assert needed in names, needed
 
 
+def test_the_suite_covers_the_contests_of_the_gods():
+    """Issue 16: each contest's win, loss and tie; both parties dropping a Judgement; limbo in
+    and out; a duel settled by a yield and one by dice and wagers; a contested claim at 199 and
+    200; every god accepting a claim."""
+    names = {p.stem for p in FILES}
+    for needed in ("contest-direct-attack-twice-the-defence-destroys", "contest-direct-attack-more-sends-the-defender-to-limbo",
+                   "contest-direct-attack-defender-higher-sends-the-attacker-to-limbo",
+                   "contest-direct-attack-a-tie-returns-every-wager", "judgement-accuser-more-sends-the-accused-to-limbo",
+                   "judgement-accused-more-keeps-her-wagers", "judgement-equal-the-accuser-takes-every-wager",
+                   "judgement-both-drop-ends-it", "limbo-a-sentence-runs-one-era-then-ends",
+                   "limbo-a-new-sentence-adds-an-era-and-limbo-defends", "duel-one-owner-yields-and-her-hero-dies",
+                   "duel-dice-plus-wagers-and-a-tie-rolls-again", "victory-a-contested-claim-of-199-dies",
+                   "victory-a-contested-claim-of-200-wins", "victory-every-other-god-accepts-the-claim",
+                   "victory-a-god-in-limbo-may-claim"):
+        assert needed in names, needed
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_each_scenario_quotes_its_rule_and_runs(path: Path):
     data = tomllib.loads(path.read_text())

@@ -1010,11 +1010,14 @@ class FaithRules(Rules):
         """Representative standing orders (the verbs are parsed: see `parse`)."""
         g = state["game"]
         b = self._belief(g, player) if g["beliefs"] else None
-        if state["flow"].get("over") or b is None or g["beliefs"][b]["limbo"]:
+        if state["flow"].get("over") or b is None:
             return []
+        claims = [Order((v, "claims"), ("claims", v)) for v in ("contest", "accept")]
+        if not self.actors(g, player):   # in limbo: a claim and its standing orders only (CHOICE 73)
+            return claims
         out = [Order(("defend", "any", "aog", str(n)), ("defend", "any", n)) for n in (0, 1, 2)]
         out += [Order(("side", "any", s), ("side", "any", s)) for s in ("aside", "defender")]
-        out += [Order((v, "claims"), ("claims", v)) for v in ("contest", "accept")]
+        out += claims
         for hid, x in g["hexes"].items():
             if b in x["pop"] and x["t"] == "fertile":
                 nb = self.world.nbrs[hid][0]
