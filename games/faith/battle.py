@@ -1,8 +1,9 @@
 """Battle (5.4, stage 2): strength, Armies of God, the dice, the four results, retreats,
 advance, the unrest around a battle, assassination, and killing (with martyrdom).
 
-`resolve_battle(tab, g, spec, responses, rng)` is the interface part 2 plugs its sealed
-responses into; part 1 fills `responses` from the standing orders and the defaults."""
+`resolve_battle(tab, g, spec, responses, rng)` takes the other gods' answers per belief:
+responses.py fills them from the sealed round (battles=sealed) or from the standing orders
+and the defaults (battles=standing)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Battles answered (issue 16, spec 5.4 and R6): with the game option `battles=sealed` (the
 default) the gods with something to decide in an attacked hex answer in ONE sealed round per
 attacker's turn -- their side, their Armies of God, their retreat -- before its battles are
-fought. `battles=standing` keeps part 1: every battle is fought at once from the standing
+fought. `battles=standing` fights every battle at once from the standing
 orders (`side`, `defend`, `retreat`) and the defaults; no key of this module enters the state.
 
 Who is asked (CHOICE 140), on the position before the turn's battles, for every battle the

@@ -69,8 +69,9 @@ CHOICE 111).
 Procedure choices written here rather than in data.toml:
 
 * CHOICE 100: an anytime order runs where it stands in a script (Rules.step_of: None).
-* Battles answer other gods' sides, Armies of God and retreats from their standing orders
-  and the defaults of CHOICE 51/59 (part 2 asks them in a sealed response instead).
+* Battles: the other gods' sides, Armies of God and retreats come from one sealed round per
+  attacker's turn (responses.py, CHOICE 140-144), else from their standing orders and the
+  defaults of CHOICE 51/59 (battles=standing: the standing orders only).
 * CHOICE 19/32/73: a position in limbo is skipped in Phases 1, 3, 5, 6 and gives no orders
   there (limbo.py: Direct Attacks and Divine Judgements send gods there).
 * CHOICE 83: when every living position belongs to one player, she wins at once.
@@ -134,7 +135,7 @@ GAME_INFO = GameInfo(
         "bidding": "proxy (default: one sealed maximum `bid N` with the Power-Up, the auction played from it) or live "
                    "(Phase 4 asked one position at a time: a deadline for every match, raise or pass)",
         "battles": "sealed (default: the gods with pieces in an attacked hex, and anyone for a hex of infidels alone, answer "
-                   "in one sealed round per attacker's turn -- side, Armies of God, retreat) or standing (part 1: "
+                   "in one sealed round per attacker's turn -- side, Armies of God, retreat) or standing ("
                    "their standing orders answer, no round)",
         "negotiation_rounds": "how many sealed Negotiation rounds (Phase 2) an era has: 1 (default), 2 or 3; 0 skips the phase (`give` stays possible any time)",
     },
@@ -262,7 +263,7 @@ class FaithRules(Rules):
             "jihad": None, "pending": {},
             "ring": [], "deals": {}, "rounds": self._rounds(options), "left": 0,
         }
-        if battles == "sealed":   # only then: battles=standing keeps part 1's state exactly
+        if battles == "sealed":   # only then: battles=standing keeps the standing-orders game's state exactly
             g["battles"] = "sealed"
         state = {"flow": {"phase": "setup", "active": list(players), "sealed": True, "over": False,
                           "prompt": "set-up: name your belief (`belief NAME`) and your start level (`level 1|2|3`)"},
