@@ -1833,7 +1833,7 @@ class FaithRules(Rules):
         ms = positions.members(g, positions.lead(g, b))
         p = g["beliefs"][b]["player"]
         for m in ms:
-            g["beliefs"][m]["alive"] = False
+            g["beliefs"][m].update(alive=False, limbo=False, limbo_until=None)   # a dead god serves no sentence
             for h in g["hexes"].values():
                 if m in h["pop"]:
                     bank(g, m, sum(h["pop"].pop(m)))
