@@ -1887,10 +1887,22 @@ class FaithRules(Rules):
         ms = positions.members(g, pos)
         return sum(sum(h["pop"].get(m, [0, 0])) for h in g["hexes"].values() for m in ms)
 
+    def _colours(self, g: dict) -> dict[str, str]:
+        """Each belief in play drawn in a colour of its own (L35: "its' unique colour", CHOICE
+        180): its colour word, unless a belief founded earlier in this game has that word; then
+        the first spare colour no belief in play has. A colour never changes once given."""
+        out: dict[str, str] = {}
+        for b in g["beliefs"]:
+            word = self.tab.beliefs[b]["colour"]
+            if word in out.values():
+                word = next((w for w in self.data["display"]["spare_colours"] if w not in out.values()), word)
+            out[b] = word
+        return out
+
     def view(self, state, player):
         g = state["game"]
         flow = state["flow"]
-        colours = {b: self.tab.beliefs[b]["colour"] for b in g["beliefs"]}
+        colours = self._colours(g)
         hexes = []
         for hid in self.world.order:
             h = self.world.hexes[hid]

@@ -23,7 +23,7 @@ class Tables:
 
     @classmethod
     def from_data(cls, data: dict) -> Tables:
-        for need in ("game", "levels", "caps", "technology", "units", "population", "battle", "divine", "map", "beliefs"):
+        for need in ("game", "levels", "caps", "technology", "units", "population", "battle", "divine", "map", "beliefs", "display"):
             if need not in data:
                 raise DataError(f"faith data.toml: no [{need}]")
         units = data["units"]

@@ -52,6 +52,9 @@ COLOURS = {
     "gray": "#555555",
     "brown": "#6B3F14",
     "silver": "#BBBBBB",
+    "teal": "#1F6F6F",
+    "maroon": "#7F1734",
+    "olive": "#6B6B12",
 }
 
 # Colours for things that are not a player's or a tribe's: land, water, neutral.
