@@ -32,7 +32,7 @@ Here, with rules.py dispatching to it:
 
 from __future__ import annotations
 
-from pbem.core.errors import IllegalOrderError, InvalidOrderError
+from pbem.core.errors import AmbiguousOrderError, IllegalOrderError, InvalidOrderError
 from pbem.core.orders import Order
 
 from . import auction, positions
@@ -136,6 +136,9 @@ def parse_bid(rules, state: dict, player: str, args: list[str]) -> Order:
         raise InvalidOrderError("expected `bid N` or `bid N BELIEF`")
     n = rules._int(args[0], "how much")
     mine = _mine(g, player)
+    if len(args) == 1 and len(mine) > 1:   # CHOICE 110: each position bids; say which
+        raise AmbiguousOrderError("which of your positions does it bid for? Each may bid: "
+                                  + " or ".join(f"`bid {n} {p}`" for p in mine))
     pos = rules._owner(g, args[1]) if len(args) == 2 else (mine[0] if mine else None)
     if pos not in mine:
         raise IllegalOrderError(f"you bid in this Jihad only for your own beliefs not in limbo ({', '.join(mine) or 'none'})")

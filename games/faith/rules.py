@@ -154,7 +154,8 @@ GRAMMAR = Grammar(
         "level": ("int", "set-up: your start level, 1 (10 faith), 2 (5) or 3 (3)"),
         "flip": ("int|all|free HEX? for? word?", "Power-Up: flip N pacified chips at HEX to unrest for faith (`flip all`, `flip free`)"),
         "bid": ("int word?", "Phase 3-4: your sealed maximum for the initiative (`bid 7`; `bid 7 BELIEF` for each of two "
-                "beliefs); bidding=live: `bid N` puts your stack to N (match or raise), `pass` drops out"),
+                "beliefs); bidding=live: `bid N` puts your stack to N (match or raise), `pass` drops out; "
+                "in a Jihad's contest: your sealed maximum for the Jihad"),
         "place": ("int word? HEX", "Generation: place N faith from your hand at HEX (`place 3 23`, `place 2 odin 23`)"),
         "raise": ("word HEX for? word?", "Mobilization: apostle (1 faith), militia (2), knight (3), hero or fortification (4 + a militia) at HEX"),
         "convert": ("HEX word word word for? word?", "Conversion: `convert HEX BY TARGET OWNER`, e.g. `convert 23 apostle pop infidel`"),
