@@ -48,9 +48,13 @@ def engine_playout(game_type: str, seed: str) -> tuple[int, str]:
     phases = 0
     while not state["flow"].get("over") and phases < 5000:
         scripts = {}
-        for p in engine.active_players(rules, state):
+        # The bots see the position as host.autoplay's bots do: read back from its stored JSON
+        # (keys sorted). A bot picks by its place in the legal list, and some games list orders
+        # in the state's key order, so without this the two paths' bots could play differently.
+        stored = json.loads(json.dumps(state, sort_keys=True))
+        for p in engine.active_players(rules, stored):
             rng = random.Random(f"{seed}/bot/{phases + 1}/{p}")  # as host.autoplay seeds turn N's bots
-            scripts[p] = read_script("\n".join(host.bot_script(rules, state, p, rng)))
+            scripts[p] = read_script("\n".join(host.bot_script(rules, stored, p, rng)))
         state = engine.resolve(rules, state, scripts, seed).state
         phases += 1
     return phases, engine.state_hash(state)
