@@ -1564,7 +1564,7 @@ class FaithRules(Rules):
         """Hands and standing orders are secret: take, give and the standing verbs are private;
         with battles=sealed the answers of a round (`aog` too) and the attack lines (their
         Armies of God) are sealed until the battle reveals them; so are the Negotiation lines
-        until they are executed (their results are the events)."""
+        and the Phase 6 interventions until they are executed (their results are the events)."""
         if order.verb in ("aog", "attack") and responses.sealed(state["game"]):
             return True
         if order.verb == "bid":   # sealed maxima (CHOICE 36); a live bid is made openly
@@ -1573,6 +1573,8 @@ class FaithRules(Rules):
             return True
         if order.verb in SEALED_VERBS:   # wagers (the attacker's in her `strike`) and yields (CHOICE 162)
             return True
+        if state["flow"]["phase"] == "divine" and order.verb != "claim":   # sealed interventions (CHOICE 61/62):
+            return True   # each is told when its turn executes it, not before; a claim is counted at once
         return (order.verb in ANYTIME and order.verb != "claim") or order.verb in negotiation.VERBS
 
     def condition(self, state, player, order):
