@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from faith_helpers import autoplay_to
 from pbem import host
 from pbem.core import engine
 from pbem.core.orders import read_script
@@ -66,17 +67,9 @@ def test_a_new_player_joins_a_running_game_through_the_installed_pbem(run):
     adds a seat to a running game, the newcomer founds a belief in the Negotiation phase, and
     `pbem replay` adds the seat at the turn it joined in (hash for hash). A game whose rules
     take no new player refuses, and nothing changes."""
-    from pbem.host.store import open_db
-
     assert run("new", "faith", "fj", "--player", "ann:ann@example.org", "--player", "bob:bob@example.org",
                "--seed", "12").returncode == 0
-    db = open_db(str(run.cwd / "pbem.db"))
-    for _ in range(10):
-        if host.current_state(db, "fj")["flow"]["phase"] == "negotiation":
-            break
-        assert run("autoplay", "fj", "--max-phases", "1").returncode == 0
-    turn = db["games"].get("fj")["phase"]
-    assert host.current_state(db, "fj")["flow"]["phase"] == "negotiation"
+    db, turn = autoplay_to(run, "fj", "negotiation")
     out = run("join", "fj", "cat:cat@example.org", "--reason", "a friend arrives")
     assert out.returncode == 0, out.stderr
     assert "cat joins in a new seat; password" in out.stdout

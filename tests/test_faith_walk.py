@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from faith_helpers import autoplay_to
 from pbem import host
 from pbem.core.registry import get_rules
 
@@ -49,15 +50,8 @@ def test_at_a_glance_names_the_jihad_only_for_its_era(db):
 def test_a_join_writes_the_open_turns_report_files_again(run):
     """`pbem join` rewrote the open turn's reports in the store but not the files under
     turns/GAME/TURN/reports: the newcomer's file was missing and the others lacked the join."""
-    from pbem.host.store import open_db
-
     assert run("new", "faith", "w4", "-p", "ann", "-p", "bob", "--seed", "12").returncode == 0
-    db = open_db(str(run.cwd / "pbem.db"))
-    for _ in range(10):
-        if host.current_state(db, "w4")["flow"]["phase"] == "negotiation":
-            break
-        assert run("autoplay", "w4", "--max-phases", "1").returncode == 0
-    turn = db["games"].get("w4")["phase"]
+    db, turn = autoplay_to(run, "w4", "negotiation")
     assert run("join", "w4", "cat").returncode == 0
     folder = run.cwd / "turns" / "w4" / str(turn) / "reports"
     stored = {r["player"]: r["text"] for r in db["reports"].rows_where("game_id = ? and phase = ?", ["w4", turn])}
