@@ -1136,6 +1136,8 @@ class FaithRules(Rules):
         found = [(b, o) for b, o in found if o.payload != ("defer",)] or found
         if not found:
             if first is None:
+                if positions.positions_of(g, player):   # alive, but every position in limbo (CHOICE 73)
+                    raise IllegalOrderError("your belief is in limbo: it can do nothing this era")
                 raise IllegalOrderError("you have no living belief")
             raise first
         if len(found) > 1:
