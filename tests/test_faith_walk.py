@@ -95,3 +95,19 @@ def test_a_flip_with_no_pacified_chips_says_why(run):
     assert "REJECTED" in ack and "no 'flip' order is legal now" not in ack, ack
     assert ack.count("you have no pacified chips to flip") == 2, ack
     assert "`done` takes your level's base income" in ack, ack
+
+
+def test_the_report_lists_the_claims_standing_order_with_the_others(run):
+    """`accept claims` is a standing order (CHOICE 166), but the report's 'Your standing orders'
+    listed only overflow, retreat, defend and side: a god could not see whether she held it (a
+    later submission without the line had quietly dropped it)."""
+    assert run("new", "faith", "w9", "-p", "ann", "-p", "bob", "--seed", "7").returncode == 0
+    assert run("autoplay", "w9", "--max-phases", "4").returncode == 0
+    r = run("submit", "w9", "ann", "-", "--gm", input="accept claims\n")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert run("resolve", "w9", "--force").returncode == 0
+    ann = run("report", "w9", "--player", "ann").stdout
+    bob = run("report", "w9", "--player", "bob").stdout
+    block = lambda text: text.split("Your standing orders (secret):", 1)[1].split("\n\n", 1)[0]
+    assert re.search(r"^  accept claims$", block(ann), re.M), block(ann)
+    assert re.search(r"^  contest claims$", block(bob), re.M), block(bob)
