@@ -1060,6 +1060,8 @@ class FaithRules(Rules):
         flow = state["flow"]
         if flow.get("over"):
             raise IllegalOrderError("the game is over")
+        if verb in ("contest", "accept") and len(args) == 1 and len(args[0]) >= 5 and "claims".startswith(args[0].lower()):
+            args = ["claims"]   # `accept claim`: a prefix, as names are (a Negotiation `accept` has 5 words)
         if verb in ("contest", "accept") and args == ["claims"]:   # standing (CHOICE 166), in limbo too
             if not g["beliefs"] or not positions.positions_of(g, player):
                 raise IllegalOrderError("you have no living belief" if g["beliefs"] else "the gods are not chosen yet")
