@@ -1071,7 +1071,7 @@ class FaithRules(Rules):
         b = self._belief(g, player) if g["beliefs"] else None
         if verb in ("wager", "yield", "drop"):   # a player's answers in a contest or a duel, not a belief's
             if player not in flow["active"]:
-                raise IllegalOrderError(f"no '{verb}' order is legal now (it is not your turn)")
+                raise IllegalOrderError(f"no '{verb}' order is legal now")   # the engine adds 'it is not your turn; awaiting ...'
             if verb == "wager":
                 return self._parse_one(state, player, b, verb, args)
             return None   # `yield HEX`, `drop`: matched against the legal orders
