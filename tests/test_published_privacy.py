@@ -113,6 +113,12 @@ def _events(db, gid: str) -> dict[int, list[dict]]:
     return out
 
 
+# Private orders of one bare word that every player may send: searching the published text for
+# the word itself ("none set", "done") would find the language, not the order. Whether such an
+# order's event reached anyone else is checked on the events themselves (private_events).
+BARE = frozenset({"none", "done", "pass"})
+
+
 def secrets_of(db, gid: str) -> list[Secret]:
     """Every secret of one game, from its stored rows, states and private events."""
     game = db["games"].get(gid)
@@ -130,6 +136,8 @@ def secrets_of(db, gid: str) -> list[Secret]:
     for phase, evs in events.items():
         for e in evs:
             if "to" in e and e["type"] in ("order", "standing"):
+                if e["order"].strip().lower() in BARE:
+                    continue   # a bare word (Faith's sealed `none`) is in every page as a word; its event's privacy is checked below
                 out.append(Secret(f"{e['player']}'s private order (turn {phase})", (e["order"],), until_end=True))
     return out
 

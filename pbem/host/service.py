@@ -662,7 +662,12 @@ def bot_script(rules, state: dict, player: str, rng, limit: int = 60) -> list[st
     sim = engine.copy_state(state)
     prng = Rng("bot", "bot")
     lines = []
-    while player in engine.active_players(rules, sim) and not sim["flow"].get("over") and len(lines) < limit:
+    phase = sim["flow"].get("phase")
+    # A submission answers this phase only: once the simulation has moved on to another phase
+    # (the other players' forced orders played by settle), later lines would be checked, and
+    # run, against the phase the player was asked in, where their part is already over.
+    while (player in engine.active_players(rules, sim) and not sim["flow"].get("over") and len(lines) < limit
+           and sim["flow"].get("phase") == phase):
         legal = rules.bot_orders(sim, player)
         if not legal:
             break
