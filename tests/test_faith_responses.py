@@ -34,6 +34,14 @@ def laid(seed: str = "9", options: dict | None = None) -> dict:
     return state
 
 
+def store_laid(db, game_id: str) -> None:
+    """Put the laid position in the open turn (1) of a stored game, as its state."""
+    state = laid()
+    state["flow"]["number"] = 1
+    db["phases"].update((game_id, 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
+                                       "active": dumps(engine.active_players(RULES, state))})
+
+
 def gm_orders(db, game_id: str, player: str, *lines: str):
     return host.submit(db, game_id, player, "\n".join(lines).encode(), trusted=True)
 
@@ -66,10 +74,7 @@ def test_the_view_shows_an_answer_to_its_player_only():
 
 def test_the_reports_before_the_battle_show_no_sealed_armies_of_god_and_after_it_no_answer_line(db, turns):
     host.new_game(db, "faith", "rp", ["ann", "bob", "cat"], seed="9", turns=turns)
-    state = laid()
-    state["flow"]["number"] = 1
-    db["phases"].update(("rp", 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
-                                    "active": dumps(engine.active_players(RULES, state))})
+    store_laid(db, "rp")
     gm_orders(db, "rp", "ann", *ATTACK)
     host.resolve(db, ["rp"], turns=turns)
     assert loads(read.phase(db, "rp", 2)["active"]) == ["bob", "cat"]
@@ -128,10 +133,7 @@ def test_the_round_has_the_reaction_deadline_and_the_phase_after_it_the_usual_on
     monkeypatch.setenv("PBEM_NOW", "2026-11-23T10:00:00Z")
     host.new_game(db, "faith", "rd", ["ann", "bob", "cat"], seed="9", turns=turns,
                   options={"reaction_deadline": "12h"}, sched=schedule.make_schedule("72h", None, None))
-    state = laid()
-    state["flow"]["number"] = 1
-    db["phases"].update(("rd", 1), {"state": dumps(state), "state_hash": engine.state_hash(state),
-                                    "active": dumps(engine.active_players(RULES, state))})
+    store_laid(db, "rd")
     gm_orders(db, "rd", "ann", *ATTACK)
     host.resolve(db, ["rd"], turns=turns)
     assert read.game(db, "rd")["deadline"] == "2026-11-23T22:00:00Z"   # the round: 12h, not 72h

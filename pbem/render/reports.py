@@ -62,7 +62,7 @@ def environment() -> jinja2.Environment:
 def visible_events(events: list[dict], player: str | None) -> list[dict]:
     """Events a viewer may see: an event with `to` goes to that player only, or to each player
     of a list (engine G5: pbem.core.engine.visible_to)."""
-    return [e for e in events if "to" not in e or engine.visible_to(e, player)]
+    return [e for e in events if engine.visible_to(e, player)]
 
 
 def render(template: str, **context) -> str:
