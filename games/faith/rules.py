@@ -1757,9 +1757,7 @@ class FaithRules(Rules):
             if hid in st["retreat"]:
                 r["retreat"] = st["retreat"][hid]
             responses[o] = r
-        full = {"attacker": b, "player": player, "hex": hid, "named": spec["named"], "groups": list(spec["groups"]),
-                "units": list(spec["units"]), "pop": dict(spec["pop"]), "aog": spec["aog"], "advance": spec["advance"]}
-        events = resolve_battle(self.tab, g, full, responses, rng)
+        events = resolve_battle(self.tab, g, self._full_spec(player, b, spec), responses, rng)
         return events + self._check_alive(state)
 
     def _apply_anytime(self, state, player, order, rng) -> list[Event]:
@@ -1814,10 +1812,8 @@ class FaithRules(Rules):
         controller's hand; a covenant counts both its beliefs together, two separate beliefs
         of one player each alone (L672-680)."""
         pos = positions.lead(g, belief)
-        ms = positions.members(g, pos)
-        board = sum(sum(h["pop"][m]) for h in g["hexes"].values() for m in ms if m in h["pop"])
         hand = g["hands"][positions.controller(g, pos)]
-        return board + sum(hand.get(m, 0) for m in ms)
+        return self.population(g, pos) + sum(hand.get(m, 0) for m in positions.members(g, pos))
 
     def _claim(self, state, player, b) -> list[Event]:
         g = state["game"]
