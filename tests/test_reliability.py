@@ -281,3 +281,32 @@ def test_an_older_store_is_upgraded_in_place(tmp_path):
     host.autoplay(db, "g1", max_phases=3, turns=None)
     assert host.replay(db, "g1")["ok"]
     assert json.loads(json.dumps(host.status(db, "g1")))["games"][0]["turn"] == 4
+
+
+def test_two_writers_of_one_report_file_at_once_both_succeed(tmp_path):
+    """Two `resolve --all` runs may both restore or write the same report file (CI found one
+    failing with FileNotFoundError when the other had renamed their shared temporary file):
+    each writer has a temporary file of its own, so every write succeeds and the file is whole."""
+    import threading
+
+    from pbem.host.service import _write_report_files
+
+    texts = [{"bob": f"report {i}\n" * 2000} for i in range(8)]
+    errors = []
+
+    def write(t):
+        try:
+            for _ in range(60):
+                _write_report_files(tmp_path, "g", 2, t)
+        except Exception as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(t,)) for t in texts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    folder = tmp_path / "g" / "2" / "reports"
+    assert (folder / "bob.txt").read_text() in [t["bob"] for t in texts]
+    assert [p.name for p in folder.iterdir()] == ["bob.txt"]

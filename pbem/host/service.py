@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pbem.core import citations, engine
 from pbem.host import outbox, read, reporting, schedule, store
+from pbem.host.files import write_atomic
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
 from pbem.host.read import phase as _phase
@@ -69,15 +70,8 @@ def _write_report_files(turns: str | Path | None, game_id: str, number: int, tex
         return
     folder = turn_dir(turns, game_id, number) / "reports"
     folder.mkdir(parents=True, exist_ok=True)
-    for who, text in texts.items():
-        target = folder / f"{who or 'public'}.txt"
-        tmp = folder / f".{target.name}.tmp"  # whole or not at all: a crash leaves no half report
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+    for who, text in texts.items():  # whole or not at all: a crash leaves no half report
+        write_atomic(folder / f"{who or 'public'}.txt", text.encode("utf-8"))
 
 
 def restore_report_files(db, turns: str | Path | None) -> list[Path]:

@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 
 
 from pbem.host import schedule
+from pbem.host.files import write_atomic
 from pbem.core.errors import NotFound, PbemError
 from pbem.core.registry import games_dir, templates_dir
 from pbem.render.html import (
@@ -447,24 +448,6 @@ def _store_name(db) -> str:
         return str(Path(row[2]).resolve()) if row and row[2] else ":memory:"
     except Exception:  # noqa: BLE001 - a name for a message only
         return ":memory:"
-
-
-def write_atomic(target: Path, data: bytes) -> None:
-    """Write `target` whole or not at all: into a temporary file beside it, renamed over it
-    once complete. When the write fails (a full disk), the temporary file is removed: the site
-    keeps the old file and no *.tmp; the error goes on to the caller."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise
 
 
 def _sha(data: bytes) -> str:
