@@ -165,6 +165,33 @@ def test_report_files_lost_to_a_kill_after_the_commit_are_restored_by_the_next_r
     assert not list((tmp_path / "turns").rglob("*.tmp"))
 
 
+
+def test_report_files_that_cannot_be_written_are_a_warning_and_never_stop_the_others(tmp_path):
+    """The turn is committed before its report files are written (copies of the store): a
+    failure to write them says so, says the game WAS resolved, and the other games go on;
+    once the obstacle is gone, the next run writes them."""
+    for gid in ("g1", "g2", "g3"):
+        new_game(tmp_path, gid, "alice", "bob")
+    blocker = tmp_path / "turns" / "g2" / "2"
+    blocker.write_text("a file where turn 2's folder goes\n")
+    p = pbem(tmp_path, "resolve", "--all", "--force")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr and "internal error" not in p.stderr and "NOT resolved" not in p.stderr, p.stderr
+    for gid in ("g1", "g2", "g3"):
+        assert f"{gid} turn 1: resolved" in p.stdout, p.stdout
+    assert "pbem: warning: g2 turn 2: its report files could not be written" in p.stderr, p.stderr
+    assert "the next run writes them" in p.stderr
+    assert (phase(tmp_path, "g1"), phase(tmp_path, "g2"), phase(tmp_path, "g3")) == (2, 2, 2)
+    # still in the way: the next run's restoring warns for g2 and the others resolve on
+    p = pbem(tmp_path, "resolve", "g1", "g3", "--force")
+    assert p.returncode == 0 and "g1 turn 2: resolved" in p.stdout and "g3 turn 2: resolved" in p.stdout, p.stdout + p.stderr
+    assert "pbem: warning: g2: its report files could not be written" in p.stderr, p.stderr
+    blocker.unlink()
+    ok(pbem(tmp_path, "resolve", "--all"))
+    assert sorted(f.name for f in (blocker / "reports").iterdir()) == ["alice.txt", "bob.txt", "public.txt"]
+    assert not list((tmp_path / "turns").rglob("*.tmp"))
+
+
 # --- the store: newer, changed, broken, read-only, missing, full ----------------------------------------
 
 def test_a_store_from_a_newer_pbem_is_refused_and_left_alone(tmp_path):

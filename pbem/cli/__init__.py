@@ -305,7 +305,9 @@ def resolve(
 
     if all_games and game_ids:
         _fail("give GAME_IDs or --all, not both")
-    results = host.resolve(_store(), game_ids or None, force=force, turns=settings.turns, preview=preview, keep_going=True)
+    warnings: dict[str, str] = {}
+    results = host.resolve(_store(), game_ids or None, force=force, turns=settings.turns, preview=preview, keep_going=True,
+                           warnings=warnings)
     if preview:
         for r in results:
             typer.echo(f"== PREVIEW of {r.game_id} turn {r.turn}: {r.outcome}" + (f" -- {r.detail}" if r.detail else ""))
@@ -313,6 +315,8 @@ def resolve(
                 typer.echo(f"\n== report for {who or 'the public'}\n{text}")
         typer.echo("(preview: nothing was stored, written or sent)")
         return
+    for gid, why in warnings.items():  # files are copies of the store: the game itself is fine
+        typer.echo(f"pbem: warning: {gid}: {why}", err=True)
     if not results:
         typer.echo("no game is due: every running game is waiting for orders before its deadline")
     for r in results:
@@ -322,6 +326,8 @@ def resolve(
         nmr = f" (NMR: {', '.join(r.nmr)})" if r.nmr else ""
         verb = {"resolved": "resolved", "finished": "resolved, game over" if r.detail == "game over" else "finished", "waiting": "waiting"}[r.outcome]
         typer.echo(f"{r.game_id} turn {r.turn}: {verb}{nmr}" + (f" -- {r.detail}" if r.detail and r.detail != "game over" else ""))
+        if r.warning:
+            typer.echo(f"pbem: warning: {r.game_id} turn {r.turn + 1}: {r.warning}", err=True)
     if any(r.outcome == "error" for r in results):  # 70 when it was a bug of ours, as for any command
         raise typer.Exit(70 if any(r.detail.startswith("internal error") for r in results if r.outcome == "error") else 1)
 

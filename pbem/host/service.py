@@ -74,12 +74,13 @@ def _write_report_files(turns: str | Path | None, game_id: str, number: int, tex
         write_atomic(folder / f"{who or 'public'}.txt", text.encode("utf-8"))
 
 
-def restore_report_files(db, turns: str | Path | None) -> list[Path]:
+def restore_report_files(db, turns: str | Path | None, warnings: dict[str, str] | None = None) -> list[Path]:
     """Write the report files of each game's current turn that are missing from turns/ (a
     run killed between its commit and the files, a file deleted by hand): the files are
     copies of the store's reports, so any later run makes them whole again. One listing of
-    a folder a game; a finished game whose folder the GM removed is left alone. Returns the
-    files written."""
+    a folder a game; a finished game whose folder the GM removed is left alone. A game whose
+    files cannot be written (a full disk, a file where its folder should be) does not stop
+    the others: why goes into `warnings` by game id. Returns the files written."""
     if turns is None or not Path(turns).is_dir():
         return []
     wanted: dict[tuple[str, int, str], dict[str, str]] = {}
@@ -95,13 +96,20 @@ def restore_report_files(db, turns: str | Path | None) -> list[Path]:
             have = set(os.listdir(folder))
         except FileNotFoundError:
             have = set()
+        except OSError:  # a file where the folder goes: writing them below says why
+            have = set()
         missing = [who for name, who in names.items() if name not in have]
         if not missing:
             continue
         texts = {who: text for who, text in db.execute(
             f"SELECT player, text FROM reports WHERE game_id = ? AND phase = ? AND player IN ({','.join('?' * len(missing))})",
             [gid, number, *missing])}
-        _write_report_files(turns, gid, number, texts)
+        try:
+            _write_report_files(turns, gid, number, texts)
+        except OSError as err:
+            if warnings is not None:
+                warnings[gid] = _files_warning(err)
+            continue
         written += [folder / f"{who or 'public'}.txt" for who in texts]
     return written
 
@@ -393,6 +401,7 @@ class Resolved:
     nmr: list[str] = field(default_factory=list)
     reports: dict[str, str] = field(default_factory=dict)  # with preview: every report of the new turn
     state_hash: str = ""
+    warning: str = ""  # resolved and stored, but its report files could not be written (the next run writes them)
 
 
 class _Preview(Exception):
@@ -418,8 +427,16 @@ def _resolve_phase(db, game_id: str, force: bool, turns, preview: bool = False) 
         return done.result
     if texts is not None:
         failpoint("resolve-after-commit")
-        _write_report_files(turns, game_id, result.turn + 1, texts)
+        try:
+            _write_report_files(turns, game_id, result.turn + 1, texts)
+        except OSError as err:  # the turn is stored; the files are copies a later run restores
+            result.warning = _files_warning(err)
     return result
+
+
+def _files_warning(err: OSError) -> str:
+    return (f"its report files could not be written ({err.strerror or err}: {err.filename or ''}); "
+            "the next run writes them from the store")
 
 
 _failpoints: dict[str, int] = {}
@@ -568,7 +585,8 @@ def due_games(db, turns: str | Path | None = None) -> list[str]:
 
 
 def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: str | Path | None = DEFAULT_TURNS,
-            max_phases: int = 100_000, preview: bool = False, keep_going: bool = False) -> list[Resolved]:
+            max_phases: int = 100_000, preview: bool = False, keep_going: bool = False,
+            warnings: dict[str, str] | None = None) -> list[Resolved]:
     """Resolve every phase whose orders are all in (or whose deadline has passed, or all with
     `force`), again and again until each game waits for orders or ends.
 
@@ -579,7 +597,9 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
     With `keep_going` (`pbem resolve`), a game that cannot be resolved (a stray file in its
     turn folder, a bug) does not stop the others: its result says "error" and why, and the
     next game goes on; without, the error is raised. Either way, the report files of each
-    game's current turn that are missing are written first (restore_report_files)."""
+    game's current turn that are missing are written first (restore_report_files); a game
+    whose files cannot be written is named in `warnings` (game id: why) and the run goes on
+    (a resolved turn's own files too: its result's `warning`)."""
     if game_ids:
         games = [_game(db, g)["id"] for g in game_ids]
     elif force:
@@ -588,7 +608,7 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
         games = due_games(db, turns)
     results: list[Resolved] = []
     if not preview:
-        restore_report_files(db, turns)
+        restore_report_files(db, turns, warnings)
     for game_id in games:
         forced_once = force
         for _ in range(1 if preview else max_phases):

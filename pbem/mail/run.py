@@ -190,6 +190,7 @@ def _resolve(db, ctx: dict) -> Step:
     from pbem import host
 
     done, failed = [], []
+    warnings: dict[str, str] = {}  # report files that could not be written: the store has the turn
     due = host.due_games(db, ctx["turns"])
     if due:  # the report renderer, for the turns that open (imported only when there is one)
         from pbem import render
@@ -199,16 +200,19 @@ def _resolve(db, ctx: dict) -> Step:
         if ctx["stop"]():
             break
         try:
-            for r in host.resolve(db, [game_id], turns=ctx["turns"]):
+            for r in host.resolve(db, [game_id], turns=ctx["turns"], warnings=warnings):
                 if r.outcome == "error":  # a host that reports a game it could not resolve
                     failed.append(f"{game_id}: {r.detail}")
                 elif r.outcome in ("resolved", "finished") and r.detail != "the game is over":
                     done.append(f"{r.game_id} turn {r.turn} {'resolved' if r.outcome == 'resolved' else 'finished'}")
+                if r.warning:
+                    warnings[r.game_id] = r.warning
         except PbemError as err:
             failed.append(f"{game_id}: {err}")
         except Exception as err:
             log.debug("resolve %s", game_id, exc_info=True)  # PBEM_DEBUG shows it; no traceback for the GM
             failed.append(f"{game_id}: internal error: {type(err).__name__}: {err}")
+    done += [f"warning: {gid}: {why}" for gid, why in warnings.items()]
     if failed:
         return Step("resolve", "failed", "; ".join(failed) + (f" (and {', '.join(done)})" if done else ""))
     return Step("resolve", "done" if done else "idle", ", ".join(done) if done else "nothing due")
