@@ -12,6 +12,7 @@ of a read-only command): `pbem.host.store.open_reader` reads without it.
 
 from __future__ import annotations
 
+import itertools
 from contextlib import contextmanager
 
 import sqlite_utils
@@ -212,11 +213,25 @@ class Store(sqlite_utils.Database):
     @contextmanager
     def atomic(self):
         if self.conn.in_transaction:
-            with super().atomic():
+            # a savepoint, as sqlite-utils makes one, named by a counter (issue 17: ingest
+            # opens two a message; sqlite-utils draws a random name from `secrets` for each)
+            name = f"pbem_{next(_SAVEPOINTS)}"
+            self.conn.execute(f"SAVEPOINT {name}")
+            try:
                 yield self
+            except BaseException:
+                if self.conn.in_transaction:  # a RAISE(ROLLBACK) may have ended the transaction
+                    self.conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                    self.conn.execute(f"RELEASE SAVEPOINT {name}")
+                raise
+            else:
+                self.conn.execute(f"RELEASE SAVEPOINT {name}")
         else:
             with write_transaction(self):
                 yield self
+
+
+_SAVEPOINTS = itertools.count(1)
 
 
 @migrations()
@@ -224,6 +239,18 @@ def m009_joined(db: sqlite_utils.Database) -> None:
     """A seat added to a running game (`pbem join`, pbem.host.seats.add_seat) records the turn
     it joined in; NULL: a seat from the game's start. Replays add it at that turn."""
     db["players"].add_column("joined", int)
+
+
+@migrations()
+def m010_guard_indexes(db: sqlite_utils.Database) -> None:
+    """Issue 17: the mail guard's two counts per rejected message (pbem.mail.guard) read an
+    index instead of the whole table. The reply cap counts the answers to one address,
+    whatever its case (`lower(to_addr)`: the index of m006 on to_addr could not serve it, so
+    every rejected message read the whole outbox); the guessing throttle counts a seat's
+    rejected messages (m006's index on game_id, player, ingested visited each of the seat's
+    messages of the hour, accepted ones too)."""
+    db.execute("CREATE INDEX IF NOT EXISTS idx_outbox_lower_to_addr_created ON outbox (lower(to_addr), created)")
+    db.execute("CREATE INDEX IF NOT EXISTS idx_inbox_game_id_player_outcome_ingested ON inbox (game_id, player, outcome, ingested)")
 
 
 assert [m.name for m in migrations._migrations] == list(MIGRATIONS), "pbem.host.store.MIGRATIONS is out of date"

@@ -80,6 +80,14 @@ _MOBILE = re.compile(
 )
 
 
+_QUOTE_FIRST = (" ", "\t", ">")  # the characters a line _QUOTE matches can start with
+# Every line that could be a rule, a separator, a section header (its From line), the first
+# line of a two-line attribution or a signature or mobile footer starts like this (a line
+# ending in ':' is looked at too): a wider net than those patterns, tried once per line
+_MAYBE_SPECIAL = re.compile(r"_{10}|-|begin forwarded message:|\*?(?:from|von|de)\*?\s*:|(?:on|am|le|el|il|op)\s"
+                            r"|sent |get outlook|von meinem|envoy|enviado desde", re.IGNORECASE)
+
+
 def clean_lines(text: str) -> list[tuple[int, str]]:
     """The lines of a text as (quote depth, text), without attributions, section headers of
     forwarded/original messages, signatures and mobile footers. Lines after a forwarded or
@@ -106,6 +114,8 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
 
     def split(line: str) -> tuple[int, str]:
         line = line[: limit * 4] if len(line) > limit * 4 else line
+        if line[:1] not in _QUOTE_FIRST:
+            return 0, line  # issue 17: no quote mark can start here
         m = _QUOTE.match(line)
         if m:
             return m.group(1).count(">"), line[m.end():]
@@ -129,6 +139,18 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
     while i < n:
         qd, body = split_at(i)
         stripped = body.strip()
+        if not _MAYBE_SPECIAL.match(stripped) and not stripped.endswith(":"):
+            # issue 17: most lines are none of the shapes below (a rule, a separator, a
+            # section header, an attribution, a signature or a mobile footer): kept as they are
+            depth = qd + extra
+            if sig_depth is not None:
+                if depth == sig_depth:
+                    i += 1
+                    continue
+                sig_depth = None
+            out.append((i + 1, depth, stripped[:limit]))
+            i += 1
+            continue
         if _RULE.fullmatch(stripped) and i + 1 < n and section_header_at(i + 1):
             i += 1  # Outlook's rule above the header block of the original
             continue

@@ -33,12 +33,37 @@ def raw_header(msg: Message | None, name: str) -> str:
     if msg is None:
         return ""
     seen = getattr(msg, "_pbem_headers", None)  # issue 17: an incoming message (ingest._parse) is read, never changed
-    if seen is not None:
-        key = name.lower()
-        if key not in seen:
-            seen[key] = _raw_header(msg, name)
-        return seen[key]
-    return _raw_header(msg, name)
+    if seen is None:
+        return _raw_header(msg, name)
+    key = name.lower()
+    value = seen.get(key)
+    if value is None:
+        value = seen[key] = _indexed_header(msg, key)
+    return value
+
+
+def _indexed_header(msg: Message, key: str) -> str:
+    """`_raw_header` of a message read once: its headers are indexed by name on the first
+    look-up (Message.get compares each header's name with the one asked for, and a message
+    is asked for some 30 names, most of which it does not have). The first header of a
+    name counts, as with Message.get."""
+    index = getattr(msg, "_pbem_index", None)
+    if index is None:
+        try:
+            index = {}
+            for k, v in msg._headers:
+                index.setdefault(k.lower(), (k, v))
+        except Exception:  # pragma: no cover - not the stdlib's Message: ask it by name
+            return _raw_header(msg, key)
+        msg._pbem_index = index
+    found = index.get(key)
+    if found is None:
+        return ""
+    try:
+        value = msg.policy.header_fetch_parse(*found)
+    except Exception:
+        return ""
+    return _as_text(value)
 
 
 def _raw_header(msg: Message, name: str) -> str:
@@ -46,6 +71,10 @@ def _raw_header(msg: Message, name: str) -> str:
         value = msg.get(name)
     except Exception:
         return ""
+    return _as_text(value)
+
+
+def _as_text(value) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
@@ -85,6 +114,16 @@ _AUTO_SUBJECT = re.compile(
 
 def automatic(msg: Message, sender: str | None, own: str | None) -> str | None:
     """Why this message must never be answered (and is ignored), or None."""
+    seen = getattr(msg, "_pbem_headers", None)
+    if seen is None:
+        return _automatic(msg, sender, own)
+    key = ("\0automatic", sender, own)  # issue 17: asked by the guard and by dispatch; worked out once
+    if key not in seen:
+        seen[key] = _automatic(msg, sender, own)
+    return seen[key]
+
+
+def _automatic(msg: Message, sender: str | None, own: str | None) -> str | None:
     if header(msg, OWN_HEADER):
         return "our own message (it carries X-PBEM-Mail)"
     if own and sender and sender.lower() == own.lower():
