@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -310,9 +311,14 @@ def test_republishing_after_one_turn_rewrites_only_what_changed(tmp_path):
     out = tmp_path / "site"
     first = site_publish.publish(db, out)
     assert first.written and not first.unchanged
-    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.name != site_publish.MANIFEST}
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")
+              if p.is_file() and not p.relative_to(out).as_posix().startswith(".pbem-site")}  # not the manifest
     again = site_publish.publish(db, out)
-    assert again.written == [] and len(again.unchanged) == len(first.written)
+    # nothing new: the game's files are trusted as the manifest records them, not looked at
+    assert again.written == [] and again.unchanged == ["style.css", "index.html"]
+    assert again.trusted == len(first.written) - 2
+    checked = site_publish.publish(db, out, check=True)  # --check looks at each
+    assert checked.written == [] and len(checked.unchanged) == len(first.written) and checked.trusted == 0
     n = db["games"].get("inc")["phase"]
     host.autoplay(db, "inc", max_phases=1, turns=None)
     asked = host.status(db, "inc")["games"][0]["awaiting"]  # whose calendar gains turn n+1's deadline
@@ -332,14 +338,92 @@ def test_republishing_after_one_turn_rewrites_only_what_changed(tmp_path):
     assert site_publish.publish(db, out).written == []
 
 
-def test_a_file_changed_or_deleted_on_disk_is_written_again(tmp_path):
+def test_a_file_changed_or_deleted_on_disk_is_written_again_by_check(tmp_path):
     db = open_db(str(tmp_path / "pbem.db"))
     make_game(db, "gods", "g1", seed="5", finished=False, running_turns=2, players=["alice", "bob"])
     out = tmp_path / "site"
     site_publish.publish(db, out)
+    good = (out / "games/g1/turn-1.html").read_bytes()
     (out / "games/g1/turn-1.html").write_text("tampered")
     (out / "games/g1/turn-2.json").unlink()
-    assert sorted(site_publish.publish(db, out).written) == ["games/g1/turn-1.html", "games/g1/turn-2.json"]
+    # nothing new in the store: the default publish trusts its manifest and leaves them alone
+    again = site_publish.publish(db, out)
+    assert again.written == [] and again.removed == []
+    assert (out / "games/g1/turn-1.html").read_text() == "tampered" and not (out / "games/g1/turn-2.json").exists()
+    # --check looks at every file and restores both
+    assert sorted(site_publish.publish(db, out, check=True).written) == ["games/g1/turn-1.html", "games/g1/turn-2.json"]
+    assert (out / "games/g1/turn-1.html").read_bytes() == good and (out / "games/g1/turn-2.json").is_file()
+    assert site_publish.publish(db, out, check=True).written == []
+
+
+def test_a_game_that_changed_has_its_files_looked_at(tmp_path):
+    """The files of a game with something new are checked as before: one changed by hand is
+    written again by the default publish; another game's are left alone."""
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="5", finished=False, running_turns=2, players=["alice", "bob"])
+    make_game(db, "gods", "g2", seed="6", finished=False, running_turns=2, players=["alice", "bob"])
+    out = tmp_path / "site"
+    site_publish.publish(db, out)
+    (out / "games/g1/turn-1.html").write_text("tampered")
+    (out / "games/g2/turn-1.html").write_text("tampered")
+    host.autoplay(db, "g1", max_phases=1, turns=None)
+    written = site_publish.publish(db, out).written
+    assert "games/g1/turn-1.html" in written and not any(p.startswith("games/g2/") for p in written)
+    assert (out / "games/g2/turn-1.html").read_text() == "tampered"
+
+
+@pytest.mark.parametrize("damage", ["head deleted", "head unreadable", "part deleted", "part unreadable", "parts folder deleted"])
+def test_a_missing_or_unreadable_manifest_means_a_full_check(tmp_path, damage):
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="5", finished=False, running_turns=3, players=["alice", "bob"])
+    make_game(db, "gods", "g2", seed="6", finished=False, running_turns=2, players=["alice", "bob"])
+    out = tmp_path / "site"
+    first = site_publish.publish(db, out)
+    pristine = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+                if p.is_file() and not p.relative_to(out).as_posix().startswith(".pbem-site")}
+    head, part = out / site_publish.MANIFEST, out / site_publish.PARTS / "g1.json"
+    assert head.is_file() and part.is_file()
+    (out / "games/g1/turn-2.html").write_text("tampered")
+    (out / "games/g1/turn-3.json").unlink()
+    {"head deleted": head.unlink, "head unreadable": lambda: head.write_bytes(b"\xff{not json"),
+     "part deleted": part.unlink, "part unreadable": lambda: part.write_text("[1, 2"),
+     "parts folder deleted": lambda: shutil.rmtree(out / site_publish.PARTS)}[damage]()
+    result = site_publish.publish(db, out)
+    assert sorted(result.written) == ["games/g1/turn-2.html", "games/g1/turn-3.json"]
+    assert {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+            if p.is_file() and not p.relative_to(out).as_posix().startswith(".pbem-site")} == pristine
+    again = site_publish.publish(db, out)  # the manifest is whole again: nothing new, nothing looked at
+    assert again.written == [] and again.trusted == len(first.written) - 2
+    # and it still knows each game's files: a game deleted from the store leaves the site
+    for table in ("events", "phases", "players", "reports", "submissions", "games"):
+        db.execute(f"delete from {table} where {'id' if table == 'games' else 'game_id'} = 'g1'")
+    db.conn.commit()
+    gone = site_publish.publish(db, out)
+    assert gone.removed and all(p.startswith("games/g1/") for p in gone.removed)
+    assert not (out / "games/g1").exists() and not part.exists()
+    assert "games/g2/index.html" in [p.relative_to(out).as_posix() for p in out.rglob("*")]
+
+
+def test_a_first_format_manifest_is_carried_over(tmp_path):
+    """A site published before the manifest was split (one file listing every file) is
+    published on without writing its pages again, and what it listed is still removed."""
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="5", finished=False, running_turns=3, players=["alice", "bob"])
+    out = tmp_path / "site"
+    first = site_publish.publish(db, out)
+    head = json.loads((out / site_publish.MANIFEST).read_text())
+    part = json.loads((out / site_publish.PARTS / "g1.json").read_text())
+    shutil.rmtree(out / site_publish.PARTS)
+    (out / site_publish.MANIFEST).write_text(json.dumps({
+        "format": 1, "store": head["store"], "files": {**head["files"], **part["files"]},
+        "turns": {"g1": part["turns"]}, "plans": {"g1": part["plan"]}}))
+    result = site_publish.publish(db, out)
+    assert result.written == [] and len(result.unchanged) == len(first.written)
+    assert json.loads((out / site_publish.MANIFEST).read_text())["format"] == site_publish.MANIFEST_FORMAT
+    last = db["games"].get("g1")["phase"]
+    host.rollback(db, "g1", 2, turns=None)
+    assert set(site_publish.publish(db, out).removed) == {f"games/g1/turn-{n}.{ext}" for n in range(3, last + 1)
+                                                           for ext in ("html", "json")}
 
 
 def test_files_of_a_deleted_game_are_removed_but_other_files_are_kept(tmp_path):
@@ -386,9 +470,15 @@ def test_publishing_some_games_keeps_the_others(tmp_path):
     make_game(db, "gods", "b", seed="2", finished=False, running_turns=2, players=["alice", "bob"])
     out = tmp_path / "site"
     site_publish.publish(db, out)
+    host.autoplay(db, "a", max_phases=1, turns=None)
+    host.autoplay(db, "b", max_phases=1, turns=None)
     result = site_publish.publish(db, out, games=["a"])
-    assert not result.removed
+    assert not result.removed and "index.html" in result.written
     assert (out / "games/b/index.html").is_file()
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'href="games/a/index.html"' in index and 'href="games/b/index.html"' in index  # b as last published
+    assert site_publish.publish(db, out, games=["a"]).written == []
+    assert "games/b/index.html" in site_publish.publish(db, out).written  # b's new turn, now
     with pytest.raises(PbemError):
         site_publish.publish(db, out, games=["nope"])
 
@@ -424,8 +514,17 @@ def test_cli_publish_says_what_it_wrote(cli, tmp_path):
     assert "wrote index.html" in r.stdout and "wrote games/g1/turn-1.html" in r.stdout
     assert re.search(r"\d+ written, 0 unchanged, 0 removed \(1 game\)", r.stdout)
     assert r.stderr == ""  # no progress bar when stderr is not a terminal
+    total = int(re.search(r"(\d+) written", r.stdout).group(1))
     r = cli("publish", "--out", out)
-    assert r.exit_code == 0 and "wrote" not in r.stdout and " 0 written" in " " + r.stdout
+    assert r.exit_code == 0 and "wrote" not in r.stdout
+    assert f"0 written, {total} unchanged, 0 removed (1 game)" in r.stdout  # trusted files count as unchanged
+    (out / "games/g1/turn-1.html").write_text("edited by hand")
+    assert "wrote" not in cli("publish", "--out", out).stdout
+    r = cli("publish", "--out", out, "--check")
+    assert r.exit_code == 0 and "wrote games/g1/turn-1.html" in r.stdout
+    assert f"1 written, {total - 1} unchanged, 0 removed" in r.stdout
+    assert "edited by hand" not in (out / "games/g1/turn-1.html").read_text()
+    assert "--check" in cli("publish", "--help").stdout
     assert cli("publish", "--out", out / "index.html").exit_code == 1
 
 

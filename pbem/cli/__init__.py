@@ -466,10 +466,19 @@ def publish(
     game_ids: List[str] = typer.Argument(None, metavar="GAME_ID...", help="Games to publish (default: every game in the store)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", metavar="URL", help="Where the site will be served, e.g. https://example.org/pbem/ (makes the feed's links absolute)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line, not each file written."),
+    check: bool = typer.Option(False, "--check", help="Look at every published file and write again any changed or deleted by hand (by default the files of a game with nothing new are trusted as written)."),
 ) -> None:
     """Render every game as a static website: public reports only. Rewrites only what changed.
 
+    A game with nothing new in the store since the last publish is not looked at again: its
+    files are trusted to be as they were written, so publishing after every turn costs the
+    same however long the games. The files of a game that changed are checked (size and
+    time, their content when these differ) and written again when they differ. --check looks
+    at every file of every game and restores any edited or deleted by hand; a missing or
+    unreadable manifest (.pbem-site.json, .pbem-site/) makes the publish check everything.
+
     Example: pbem publish --out public_html
+    Example: pbem publish --out public_html --check
     """
     from pbem.site.publish import publish as publish_site
 
@@ -480,10 +489,10 @@ def publish(
 
     wrote: list[str] = []  # printed after the run, so they do not cut through the progress bar
     result = publish_site(_store(), out, base_url=base_url, games=game_ids or None,
-                          log=None if quiet else wrote.append, progress=progress)
+                          log=None if quiet else wrote.append, progress=progress, check=check)
     for line in wrote:
         typer.echo(line)
-    typer.echo(f"{len(result.written)} written, {len(result.unchanged)} unchanged, {len(result.removed)} removed "
+    typer.echo(f"{len(result.written)} written, {len(result.unchanged) + result.trusted} unchanged, {len(result.removed)} removed "
                f"({result.games} game{'s' if result.games != 1 else ''}) in {result.out}")
 
 

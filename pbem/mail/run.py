@@ -286,7 +286,7 @@ def _publish(db, ctx: dict) -> Step:
     with db.atomic():
         db.execute("insert or replace into run_state (key, value, at) values (?, ?, ?)",
                    [key, mark, schedule.iso(schedule.now())])
-    return Step("publish", "done", f"{len(result.written)} written, {len(result.unchanged)} unchanged, "
+    return Step("publish", "done", f"{len(result.written)} written, {len(result.unchanged) + result.trusted} unchanged, "
                                    f"{len(result.removed)} removed in {result.out}")
 
 

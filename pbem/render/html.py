@@ -231,6 +231,13 @@ def _turn_digest(view, events, text: str) -> str:
                                      separators=(",", ":")).encode()).hexdigest()
 
 
+def public_players(db, game_id: str) -> list[dict]:
+    """A game's players as the site shows them: name and seat, bot and vacant seats marked
+    (pbem.host.seats); nothing else of their rows (addresses, passwords)."""
+    return [{"name": p["name"], "seat": p["seat"], "bot": bool(p.get("bot")), "vacant": bool(p.get("vacant"))}
+            for p in host.players(db, game_id)]
+
+
 def load_game(db, row: dict, known: dict | None = None, code: str = "") -> Game:
     """A game's public record: every turn's public view and public events.
 
@@ -245,8 +252,7 @@ def load_game(db, row: dict, known: dict | None = None, code: str = "") -> Game:
         rules = get_rules(gtype)
     except (NotFound, PbemError):
         rules = None
-    players = [{"name": p["name"], "seat": p["seat"], "bot": bool(p.get("bot")), "vacant": bool(p.get("vacant"))}
-               for p in host.players(db, gid)]  # bot and vacant seats are marked (pbem.host.seats)
+    players = public_players(db, gid)
     has_map = rules is not None and has_template(f"{gtype}/map.svg.j2")
     game = Game(row, slug_for(gid), rules, rules.info.title if rules is not None else gtype, [], [], [],
                 loads(row["outcome"]) if row["status"] == "finished" else None, loads(row["schedule"]),

@@ -33,17 +33,20 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 
+from pbem import host
 from pbem.host import schedule
 from pbem.host.files import write_atomic
 from pbem.core.errors import NotFound, PbemError
 from pbem.core.registry import games_dir, templates_dir
 from pbem.render.html import (
     Game, Turn, chart_data, details, event_items, game_static, game_summary, load_game,
-    players_table, render, render_chart, render_map, url_segment,
+    players_table, public_players, render, render_chart, render_map, slug_for, url_segment,
 )
 
-SITE_FORMAT = 1
-MANIFEST = ".pbem-site.json"
+SITE_FORMAT = 1  # part of every file's key
+MANIFEST = ".pbem-site.json"  # the head of the manifest: each game's fingerprint and summary
+PARTS = ".pbem-site"  # the rest: a file per game (PARTS/<folder>.json), read when the game changed
+MANIFEST_FORMAT = 2
 FEED_ENTRIES = 50
 _PBEM = Path(__file__).resolve().parent.parent  # the pbem package
 
@@ -286,6 +289,7 @@ class Published:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     games: int = 0
+    trusted: int = 0  # files of games with nothing new, not looked at (see publish's `check`)
 
 
 def _key(kind: str, game_type: str, ctx) -> str:
@@ -335,32 +339,43 @@ def plan(games: list[Game], base_url: str | None = None, press: dict[str, list[d
     """Every file of the site, each with the hash of its inputs and how to render it.
     `press`: each game's public press (pbem.host.press.public), shown on its page.
     `records`: each finished game's public record (pbem.host.record), for `pbem verify`."""
-    outs: list[Output] = []
-    css = (templates_dir() / "site" / "style.css").read_text(encoding="utf-8")
-    outs.append(Output("style.css", _key("css", "", css), lambda: css))
-    ictx = _index_context(games)
-    outs.append(Output("index.html", _key("index", "", ictx), lambda c=ictx: render("site/index.html.j2", **c)))
+    outs = _site_outputs([game_summary(g) for g in games])
     for g in games:
-        gin = _hash([_code_digest(g.row["type"]), base_url, g.row, g.players, g.awaiting, (press or {}).get(g.id, []),
-                     (announcements or {}).get(g.id, []), (records or {}).get(g.id),
-                     [(t.number, t.opened, t.deadline, t.resolved, t.state_hash, t.asked, t.over, t.scores, t.line,
-                       t.digest) for t in g.turns]])
-        prior = (reuse or {}).get(g.id) or {}
-        if reuse is not None and prior.get("in") == gin:
-            # the same inputs as last time: the same files and keys, planned again (to render
-            # one) only when a file must be written (issue 17: nothing new costs no work a turn)
-            def again(path: str, g=g, memo: list = []) -> str | bytes:
-                if not memo:
-                    memo.extend(_game_outputs(g, base_url, press, records, announcements))
-                return next(o for o in memo if o.path == path).render()
-
-            outs += [Output(path, key, lambda path=path, again=again: again(path)) for path, key in prior["outputs"]]
-            continue
-        mine = _game_outputs(g, base_url, press, records, announcements)
-        if reuse is not None:
-            reuse[g.id] = {"in": gin, "outputs": [[o.path, o.key] for o in mine]}
-        outs += mine
+        outs += _game_plan(g, base_url, press, records, announcements, reuse)
     return outs
+
+
+def _site_outputs(summaries: list[dict]) -> list[Output]:
+    """The files of the site that are no game's: the style sheet, and the index of the games
+    (from each game's summary, html.game_summary)."""
+    css = (templates_dir() / "site" / "style.css").read_text(encoding="utf-8")
+    ictx = {"root": "", "games": summaries}
+    return [Output("style.css", _key("css", "", css), lambda: css),
+            Output("index.html", _key("index", "", ictx), lambda c=ictx: render("site/index.html.j2", **c))]
+
+
+def _game_plan(g: Game, base_url: str | None, press: dict | None, records: dict | None,
+               announcements: dict | None, reuse: dict[str, dict] | None) -> list[Output]:
+    """One game's files (_game_outputs). `reuse`: the files and keys planned last time, by
+    game, under the hash of their inputs: the same inputs plan nothing again."""
+    gin = _hash([_code_digest(g.row["type"]), base_url, g.row, g.players, g.awaiting, (press or {}).get(g.id, []),
+                 (announcements or {}).get(g.id, []), (records or {}).get(g.id),
+                 [(t.number, t.opened, t.deadline, t.resolved, t.state_hash, t.asked, t.over, t.scores, t.line,
+                   t.digest) for t in g.turns]])
+    prior = (reuse or {}).get(g.id) or {}
+    if reuse is not None and prior.get("in") == gin and isinstance(prior.get("outputs"), list):
+        # the same inputs as last time: the same files and keys, planned again (to render
+        # one) only when a file must be written (issue 17: nothing new costs no work a turn)
+        def again(path: str, g=g, memo: list = []) -> str | bytes:
+            if not memo:
+                memo.extend(_game_outputs(g, base_url, press, records, announcements))
+            return next(o for o in memo if o.path == path).render()
+
+        return [Output(path, key, lambda path=path, again=again: again(path)) for path, key in prior["outputs"]]
+    mine = _game_outputs(g, base_url, press, records, announcements)
+    if reuse is not None:
+        reuse[g.id] = {"in": gin, "outputs": [[o.path, o.key] for o in mine]}
+    return mine
 
 
 def _game_outputs(g: Game, base_url: str | None, press: dict | None, records: dict | None,
@@ -463,106 +478,106 @@ def _stat(target: Path) -> tuple[int, int] | None:
     return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
 
 
-def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[str] | None = None,
-            log: Callable[[str], None] | None = None, progress: Callable[[int], object] | None = None) -> Published:
-    """Render every game (or the games named) into the folder `out`; write only what changed.
-
-    `log` gets one line per file written or removed; `progress(total)` may return a context
-    manager with `.update(n)` (e.g. click.progressbar) to show progress on long runs."""
-    out_path = Path(out)
-    if out_path.exists() and not out_path.is_dir():
-        raise PbemError(f"--out {out} is a file, not a folder")
-    out_path.mkdir(parents=True, exist_ok=True)
-    out_path = out_path.resolve()
-    rows = list(db["games"].rows_where(order_by="created, id")) if db["games"].exists() else []
-    if games:
-        wanted = set(games)
-        missing = wanted - {r["id"] for r in rows}
-        if missing:
-            raise NotFound(f"no game {', '.join(sorted(missing))} in this store")
-        rows = [r for r in rows if r["id"] in wanted]
-    manifest_path = out_path / MANIFEST
+def _read_json(path: Path) -> dict:
+    """A manifest file's document, or {} when it is missing, unreadable or not an object."""
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        manifest = {}
-    if manifest.get("format") != SITE_FORMAT:
-        manifest = {}
-    # a site folder belongs to one store: another store publishing into it would remove every
-    # page it did not make (its manifest lists them)
-    store = _store_name(db)
-    if manifest.get("files") and manifest.get("store") not in (None, store):
-        raise PbemError(f"--out {out} holds the site of another store ({manifest['store']}), not of {store}: "
-                        "publish each store into its own folder")
-    # each game's turns as loaded last time (html.load_game): only the turns new or changed are read
-    caches = {gid: c for gid, c in (manifest.get("turns") or {}).items() if isinstance(c, dict)}
-    loaded = []
-    for r in rows:
-        cache = caches.setdefault(r["id"], {})
-        loaded.append(load_game(db, r, cache, _code_digest(r["type"])))
-    slugs: dict[str, str] = {}
-    for g in loaded:
-        if g.slug in slugs:
-            raise PbemError(f"games {slugs[g.slug]!r} and {g.id!r} would share the folder games/{g.slug}")
-        slugs[g.slug] = g.id
-    from pbem.host import press as host_press  # issue 13: public press on each game's page
-    from pbem.host import read as host_read  # issue 13: the GM's public announcements
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
-    from pbem.host import record as host_record  # a finished game's record, for `pbem verify`
 
-    plans = {gid: v for gid, v in (manifest.get("plans") or {}).items() if isinstance(v, dict)}
-    records = {}
-    for g in loaded:
-        if g.finished:
-            try:
-                records[g.id] = host_record.game_record(db, g.id)
-            except PbemError as err:  # one game's broken history stops neither its pages nor the others
-                (log or (lambda s: None))(f"no record.json for {g.id}: {err}")
-    outputs = plan(loaded, base_url, press={g.id: host_press.public(db, g.id) for g in loaded},
-                   records=records,
-                   announcements={g.id: host_read.announcements(db, g.id) for g in loaded}, reuse=plans)
-    old = manifest.get("files", {})
-    if games:  # publishing some games keeps the others' files
-        keep = {p: v for p, v in old.items() if not p.startswith("games/") or p.split("/")[1] not in {g.slug for g in loaded}}
-    else:
-        keep = {}
-    new_files: dict[str, dict] = dict(keep)
-    result = Published(out_path, games=len(loaded))
-    say = log or (lambda s: None)
-    dirs: dict[str, Path] = {}
-    bar_cm = progress(len(outputs)) if progress else None
-    bar = bar_cm.__enter__() if bar_cm is not None else None
+def _lstat_pair(path: Path) -> list[int] | None:
+    """A regular file's size and mtime (ns), as the manifest records them; None when there is none."""
     try:
-        for o in outputs:
-            target, st = _inside_stat(out_path, o.path, dirs)
-            prev = old.get(o.path)
-            # a file whose size and mtime are those recorded when it was written is trusted
-            # unchanged; any other is read and hashed (issue 17)
-            same_stat = bool(prev and st and prev.get("size") == st[0] and prev.get("mtime") == st[1])
-            on_disk_sha = (prev.get("sha256") if same_stat else _sha(target.read_bytes())) if st else None
-            if prev and prev.get("key") == o.key and on_disk_sha is not None and on_disk_sha == prev.get("sha256"):
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns] if stat.S_ISREG(st.st_mode) else None
+
+
+def _part_path(out: Path, slug: str) -> Path:
+    return out / PARTS / f"{slug}.json"
+
+
+def _fingerprint(db, row: dict, base_url: str | None, press: list, announcements: list) -> str:
+    """What a game's files are made of in the store, read in a few statements however long the
+    game (issue 17): its row, its players as shown, its last two turns (a resolve writes the
+    turn it resolves and the next; a rollback, a seat taken over or a deadline moved rewrite
+    the last), how many turns there are, who has sent orders for the open turn, its public
+    press and announcements, the code and the site's address. The game's seed is part of the
+    row: the hash reveals nothing of the state hashes and orders in it while the game runs."""
+    gid = row["id"]
+    last = db.execute("SELECT number, state_hash, opened, deadline, resolved, used, nmr FROM phases "
+                      "WHERE game_id = ? ORDER BY number DESC LIMIT 2", [gid]).fetchall()
+    count = db.execute("SELECT count(*), min(number) FROM phases WHERE game_id = ?", [gid]).fetchone()
+    submitted = sorted(host.submitted_players(db, gid, row["phase"])) if row["status"] == "running" else []
+    return _hash([MANIFEST_FORMAT, _code_digest(row["type"]), base_url, row, public_players(db, gid),
+                  [list(r) for r in last], list(count), submitted, press, announcements])
+
+
+def _turn_code(row: dict) -> str:
+    """The `code` of html.load_game's cache of turns: the code's hash, and the game's seed so
+    that the cache's fingerprints (of state hashes and orders) reveal nothing while it runs."""
+    return _hash([_code_digest(row["type"]), row["seed"]])
+
+
+def _migrate(old: dict, rows: list[dict]) -> tuple[dict, dict[str, dict]]:
+    """A manifest of the first format (one file listing every file) as the head of the second
+    and a part for each game of the store; files of no game of the store stay in the head's
+    files (they are removed as files no longer made, when unchanged since)."""
+    files = old.get("files") if isinstance(old.get("files"), dict) else {}
+    turns = old.get("turns") if isinstance(old.get("turns"), dict) else {}
+    plans = old.get("plans") if isinstance(old.get("plans"), dict) else {}
+    by_slug = {slug_for(r["id"]): r["id"] for r in rows}
+    parts = {r["id"]: {"files": {}, "turns": turns.get(r["id"]) if isinstance(turns.get(r["id"]), dict) else {},
+                       "plan": plans.get(r["id"]) if isinstance(plans.get(r["id"]), dict) else None} for r in rows}
+    site_files = {}
+    for rel, info in files.items():
+        seg = rel.split("/")
+        if len(seg) >= 3 and seg[0] == "games" and seg[1] in by_slug:
+            parts[by_slug[seg[1]]]["files"][rel] = info
+        else:
+            site_files[rel] = info
+    parts = {gid: p for gid, p in parts.items() if p["files"] or p["turns"] or p["plan"]}
+    return {"format": MANIFEST_FORMAT, "store": old.get("store"), "files": site_files, "games": {}}, parts
+
+
+def _sync(out_path: Path, outputs: list[Output], old: dict, dirs: dict, result: Published,
+          say: Callable[[str], None], bar) -> dict[str, dict]:
+    """Render and write each output whose file is not what it should be; the manifest's
+    record of each. A file whose size and mtime are those recorded when it was written is
+    trusted unchanged; any other is read and hashed (issue 17)."""
+    new_files: dict[str, dict] = {}
+    for o in outputs:
+        target, st = _inside_stat(out_path, o.path, dirs)
+        prev = old.get(o.path) if isinstance(old.get(o.path), dict) else None
+        same_stat = bool(prev and st and prev.get("size") == st[0] and prev.get("mtime") == st[1])
+        on_disk_sha = (prev.get("sha256") if same_stat else _sha(target.read_bytes())) if st else None
+        if prev and prev.get("key") == o.key and on_disk_sha is not None and on_disk_sha == prev.get("sha256"):
+            result.unchanged.append(o.path)
+            new_files[o.path] = {**prev, "size": st[0], "mtime": st[1]}
+        else:
+            data = o.render()
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            digest = _sha(data)
+            if on_disk_sha is not None and on_disk_sha == digest:
                 result.unchanged.append(o.path)
-                new_files[o.path] = {**prev, "size": st[0], "mtime": st[1]}
             else:
-                data = o.render()
-                data = data.encode("utf-8") if isinstance(data, str) else data
-                digest = _sha(data)
-                if on_disk_sha is not None and on_disk_sha == digest:
-                    result.unchanged.append(o.path)
-                else:
-                    write_atomic(target, data)
-                    result.written.append(o.path)
-                    say(f"wrote {o.path}")
-                    st = _stat(target)
-                new_files[o.path] = {"key": o.key, "sha256": digest, "size": st[0], "mtime": st[1]}
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar_cm is not None:
-            bar_cm.__exit__(None, None, None)
-    planned = {o.path for o in outputs}
+                write_atomic(target, data)
+                result.written.append(o.path)
+                say(f"wrote {o.path}")
+                st = _stat(target)
+            new_files[o.path] = {"key": o.key, "sha256": digest, "size": st[0], "mtime": st[1]}
+        if bar is not None:
+            bar.update(1)
+    return new_files
+
+
+def _remove(out_path: Path, old: dict, made: set[str], result: Published, say: Callable[[str], None]) -> None:
+    """Remove the files recorded in `old` that are made no more, when unchanged since written."""
     for rel, info in sorted(old.items()):
-        if rel in planned or rel in keep:
+        if rel in made or not isinstance(info, dict):
             continue
         try:
             target = _inside(out_path, rel)
@@ -577,10 +592,160 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
                 target.parent.rmdir()  # only when empty
             except OSError:
                 pass
-    published = {g.id for g in loaded} | ({r[0] for r in db.execute("SELECT id FROM games")} if games else set())
-    turns = {gid: c for gid, c in caches.items() if gid in published}
-    doc = {"format": SITE_FORMAT, "store": store, "files": new_files, "turns": turns,
-           "plans": {gid: v for gid, v in plans.items() if gid in published}}
-    if manifest != doc:  # nothing new: not written again
+
+
+def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[str] | None = None,
+            log: Callable[[str], None] | None = None, progress: Callable[[int], object] | None = None,
+            check: bool = False) -> Published:
+    """Render every game (or the games named) into the folder `out`; write only what changed.
+
+    A game with nothing new in the store since the last publish (its fingerprint, see
+    _fingerprint, is the one in the manifest, and its part of the manifest is as written) is
+    not looked at: its files are trusted to be as written (issue 17: nothing new costs the same
+    however long the games). `check`: look at every file of every game (size and mtime, and
+    its hash when they differ) and write again any changed or missing. The files of a game
+    that changed, the index and the style sheet are always looked at.
+
+    `log` gets one line per file written or removed; `progress(total)` may return a context
+    manager with `.update(n)` (e.g. click.progressbar) to show progress on long runs."""
+    from pbem.host import press as host_press  # issue 13: public press on each game's page
+    from pbem.host import read as host_read  # issue 13: the GM's public announcements
+    from pbem.host import record as host_record  # a finished game's record, for `pbem verify`
+
+    out_path = Path(out)
+    if out_path.exists() and not out_path.is_dir():
+        raise PbemError(f"--out {out} is a file, not a folder")
+    out_path.mkdir(parents=True, exist_ok=True)
+    out_path = out_path.resolve()
+    every = list(db["games"].rows_where(order_by="created, id")) if db["games"].exists() else []
+    rows = every
+    if games:
+        wanted = set(games)
+        missing = wanted - {r["id"] for r in rows}
+        if missing:
+            raise NotFound(f"no game {', '.join(sorted(missing))} in this store")
+        rows = [r for r in rows if r["id"] in wanted]
+    manifest_path = out_path / MANIFEST
+    head = _read_json(manifest_path)
+    migrated: dict[str, dict] = {}
+    if head.get("format") == 1:  # one file listing every file (before issue 17)
+        head, migrated = _migrate(head, every)
+    elif head.get("format") != MANIFEST_FORMAT:
+        head = {}  # missing or unreadable: every file is looked at
+    entries = {gid: e for gid, e in (head.get("games") or {}).items() if isinstance(e, dict)}
+    site_old = {p: v for p, v in (head.get("files") or {}).items() if isinstance(v, dict)}
+    # a site folder belongs to one store: another store publishing into it would remove every
+    # page it did not make (its manifest lists them)
+    store = _store_name(db)
+    if (entries or site_old or migrated) and head.get("store") not in (None, store):
+        raise PbemError(f"--out {out} holds the site of another store ({head['store']}), not of {store}: "
+                        "publish each store into its own folder")
+    slugs: dict[str, str] = {}
+    for r in rows:
+        slug = slug_for(r["id"])
+        if slug in slugs:
+            raise PbemError(f"games {slugs[slug]!r} and {r['id']!r} would share the folder games/{slug}")
+        slugs[slug] = r["id"]
+    press = {r["id"]: host_press.public(db, r["id"]) for r in rows}
+    announcements = {r["id"]: host_read.announcements(db, r["id"]) for r in rows}
+    # each game's fingerprint before anything else is read: a turn resolved meanwhile leaves a
+    # fingerprint older than the pages, and the next publish looks again
+    fps = {r["id"]: _fingerprint(db, r, base_url, press[r["id"]], announcements[r["id"]]) for r in rows}
+
+    def trusted(r: dict) -> bool:
+        e = entries.get(r["id"])
+        return bool(not check and e and e.get("fp") == fps[r["id"]] and e.get("slug") == slug_for(r["id"])
+                    and isinstance(e.get("summary"), dict)
+                    and _lstat_pair(_part_path(out_path, e["slug"])) == e.get("part"))
+
+    def part_of(r: dict) -> dict:
+        """What the manifest says of a game: its files, its turns as loaded, its plan."""
+        if r["id"] in migrated:
+            return migrated[r["id"]]
+        if not head:
+            return {}
+        part = _read_json(_part_path(out_path, slug_for(r["id"])))
+        return part if part.get("format") == MANIFEST_FORMAT and part.get("game") == r["id"] else {}
+
+    result = Published(out_path, games=len(rows))
+    say = log or (lambda s: None)
+    todo = [r for r in rows if not trusted(r)]
+    parts = {r["id"]: part_of(r) for r in todo}
+    loaded: dict[str, Game] = {}
+    caches: dict[str, dict] = {}
+    for r in todo:
+        cache = parts[r["id"]].get("turns")
+        caches[r["id"]] = cache = dict(cache) if isinstance(cache, dict) else {}
+        loaded[r["id"]] = load_game(db, r, cache, _turn_code(r))
+    records = {}
+    for g in loaded.values():
+        if g.finished:
+            try:
+                records[g.id] = host_record.game_record(db, g.id)
+            except PbemError as err:  # one game's broken history stops neither its pages nor the others
+                say(f"no record.json for {g.id}: {err}")
+    # the index lists every game published here: those looked at now, the others as the
+    # manifest remembers them (a game of a first-format manifest is loaded for it once)
+    summaries: dict[str, dict] = {}
+    for r in every:
+        gid = r["id"]
+        if gid in loaded:
+            summaries[gid] = game_summary(loaded[gid])
+        elif isinstance((entries.get(gid) or {}).get("summary"), dict):
+            summaries[gid] = entries[gid]["summary"]
+        elif gid in migrated:
+            summaries[gid] = game_summary(load_game(db, r, dict(migrated[gid].get("turns") or {}), _turn_code(r)))
+    site_outs = _site_outputs(list(summaries.values()))
+    reuse = {gid: p["plan"] for gid, p in parts.items() if isinstance(p.get("plan"), dict)}
+    game_outs = {gid: _game_plan(g, base_url, press, records, announcements, reuse) for gid, g in loaded.items()}
+    dirs: dict[str, Path] = {}
+    bar_cm = progress(len(site_outs) + sum(len(o) for o in game_outs.values())) if progress else None
+    bar = bar_cm.__enter__() if bar_cm is not None else None
+    try:
+        site_files = _sync(out_path, site_outs, site_old, dirs, result, say, bar)
+        game_files = {}
+        for gid, outs in game_outs.items():
+            game_files[gid] = _sync(out_path, outs, (parts[gid].get("files") or {}), dirs, result, say, bar)
+    finally:
+        if bar_cm is not None:
+            bar_cm.__exit__(None, None, None)
+    _remove(out_path, site_old, set(site_files), result, say)
+    for gid in loaded:
+        old_files = parts[gid].get("files")
+        _remove(out_path, old_files if isinstance(old_files, dict) else {}, set(game_files[gid]), result, say)
+    new_entries: dict[str, dict] = {}
+    gone = [gid for gid in entries if gid not in {r["id"] for r in every}]
+    for gid in gone:  # games no longer in the store: their files go (publishing some games keeps them)
+        slug = entries[gid].get("slug")
+        if games or not isinstance(slug, str) or slug_for(gid) != slug:
+            new_entries[gid] = entries[gid]
+            continue
+        part = _read_json(_part_path(out_path, slug))
+        if part.get("format") == MANIFEST_FORMAT and part.get("game") == gid and isinstance(part.get("files"), dict):
+            _remove(out_path, part["files"], set(), result, say)
+        try:
+            _part_path(out_path, slug).unlink()
+        except OSError:
+            pass
+    for r in every:
+        gid, slug = r["id"], slug_for(r["id"])
+        if gid in loaded:
+            doc = {"format": MANIFEST_FORMAT, "store": store, "game": gid, "files": game_files[gid],
+                   "turns": caches[gid], "plan": reuse.get(gid)}
+            if doc != parts[gid] or _lstat_pair(_part_path(out_path, slug)) is None:
+                write_atomic(_part_path(out_path, slug), (json.dumps(doc, indent=0, sort_keys=True) + "\n").encode("utf-8"))
+            new_entries[gid] = {"fp": fps[gid], "slug": slug, "summary": summaries[gid], "files": len(game_files[gid]),
+                                "part": _lstat_pair(_part_path(out_path, slug))}
+        elif gid in entries:
+            new_entries[gid] = entries[gid]
+            if gid in fps:
+                result.trusted += entries[gid].get("files") or 0
+        elif gid in migrated:  # not published now: its part as the first format had it, looked at next time
+            doc = {"format": MANIFEST_FORMAT, "store": store, "game": gid, **migrated[gid]}
+            write_atomic(_part_path(out_path, slug), (json.dumps(doc, indent=0, sort_keys=True) + "\n").encode("utf-8"))
+            new_entries[gid] = {"fp": None, "slug": slug, "summary": summaries[gid], "files": len(migrated[gid]["files"]),
+                                "part": _lstat_pair(_part_path(out_path, slug))}
+    doc = {"format": MANIFEST_FORMAT, "store": store, "files": site_files, "games": new_entries}
+    if doc != head:  # nothing new: not written again
         write_atomic(manifest_path, (json.dumps(doc, indent=0, sort_keys=True) + "\n").encode("utf-8"))
     return result
