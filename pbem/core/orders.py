@@ -89,6 +89,9 @@ _COORD = re.compile(r"\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?")
 _ARROW = re.compile(r"->|=>|→|-->")
 
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")  # control characters but for \t \n \f \r
+
+
 def decode(raw: bytes) -> str:
     """Bytes of an order file or mail part to text; refuse what is not text."""
     if len(raw) > MAX_ORDER_BYTES:
@@ -104,7 +107,7 @@ def decode(raw: bytes) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("cp1252", errors="replace")
-    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\r\n\t\f")
+    controls = len(_CONTROLS.findall(text))
     if text and controls / len(text) > 0.05:
         raise InputError("this is not a text file (it is mostly control characters); send orders as plain text")
     return text

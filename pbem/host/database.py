@@ -12,7 +12,6 @@ of a read-only command): `pbem.host.store.open_reader` reads without it.
 
 from __future__ import annotations
 
-import itertools
 from contextlib import contextmanager
 
 import sqlite_utils
@@ -213,10 +212,13 @@ class Store(sqlite_utils.Database):
     @contextmanager
     def atomic(self):
         if self.conn.in_transaction:
-            # a savepoint, as sqlite-utils makes one, named by a counter (issue 17: ingest
-            # opens two a message; sqlite-utils draws a random name from `secrets` for each)
-            name = f"pbem_{next(_SAVEPOINTS)}"
+            # a savepoint, as sqlite-utils makes one, named by its depth (issue 17: ingest opens
+            # two a message; sqlite-utils names each by a random token, so no statement is
+            # prepared twice). One savepoint is open at each depth: a name is never ambiguous
+            depth = self.__dict__.get("_pbem_depth", 0) + 1
+            name = f"pbem_{depth}"
             self.conn.execute(f"SAVEPOINT {name}")
+            self._pbem_depth = depth
             try:
                 yield self
             except BaseException:
@@ -226,12 +228,11 @@ class Store(sqlite_utils.Database):
                 raise
             else:
                 self.conn.execute(f"RELEASE SAVEPOINT {name}")
+            finally:
+                self._pbem_depth = depth - 1
         else:
             with write_transaction(self):
                 yield self
-
-
-_SAVEPOINTS = itertools.count(1)
 
 
 @migrations()
@@ -251,6 +252,16 @@ def m010_guard_indexes(db: sqlite_utils.Database) -> None:
     messages of the hour, accepted ones too)."""
     db.execute("CREATE INDEX IF NOT EXISTS idx_outbox_lower_to_addr_created ON outbox (lower(to_addr), created)")
     db.execute("CREATE INDEX IF NOT EXISTS idx_inbox_game_id_player_outcome_ingested ON inbox (game_id, player, outcome, ingested)")
+
+
+@migrations()
+def m011_drop_unused_indexes(db: sqlite_utils.Database) -> None:
+    """Issue 17: two indexes of m006 that no query reads since m010, each kept up to date
+    by every message ingested: outbox (to_addr, created) (the reply cap compares addresses
+    whatever their case: m010's lower(to_addr) index) and inbox (game_id, player, ingested)
+    (m010's (game_id, player, outcome, ingested) serves a seat's messages as well)."""
+    db.execute("DROP INDEX IF EXISTS idx_outbox_to_addr_created")
+    db.execute("DROP INDEX IF EXISTS idx_inbox_game_id_player_ingested")
 
 
 assert [m.name for m in migrations._migrations] == list(MIGRATIONS), "pbem.host.store.MIGRATIONS is out of date"

@@ -122,12 +122,13 @@ def queue_reports(db, game: dict, players: list[dict], number: int, texts: dict[
     return ids
 
 
-def queue_ack(db, ack, mail: dict) -> int | None:
-    """Queue the acknowledgement of a mailed submission to the sender (`mail["to"]`)."""
+def queue_ack(db, ack, mail: dict, text: str | None = None) -> int | None:
+    """Queue the acknowledgement of a mailed submission to the sender (`mail["to"]`); `text`:
+    `ack.text`, when the caller has it already."""
     verdict = {"accepted": "orders accepted", "partial": "orders accepted, some lines rejected",
                "rejected": "orders REJECTED"}.get(ack.status, ack.status)
     turn = f" turn {ack.turn}" if ack.turn else ""
     subject = f"[{ack.game_id}]{turn}: {verdict} ({ack.player})"
-    return queue(db, kind="ack", to_addr=mail.get("to"), subject=subject, body=ack.text + footer(ack.game_id),
+    return queue(db, kind="ack", to_addr=mail.get("to"), subject=subject, body=(ack.text if text is None else text) + footer(ack.game_id),
                  game_id=ack.game_id, phase=ack.turn, player=ack.player, in_reply_to=mail.get("in_reply_to"),
                  inbox_id=mail.get("inbox_id"))

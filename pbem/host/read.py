@@ -82,11 +82,12 @@ def players(db, game_id: str) -> list[dict]:
     return rows(db, "select * from players where game_id = ? order by seat", [game_id])
 
 
-def player(db, game_id: str, name: str) -> dict:
+def player(db, game_id: str, name: str, seats: list[dict] | None = None) -> dict:
     """One players row, by name (case-insensitive), or by the name of the person who took the
-    seat over (pbem.host.seats.replace: the seat keeps its name)."""
+    seat over (pbem.host.seats.replace: the seat keeps its name). `seats`: the game's players
+    rows, when the caller has just read them (`players`) in the same transaction."""
     name = (name or "").strip().lower()
-    seats = players(db, game_id)
+    seats = players(db, game_id) if seats is None else seats
     for row in seats:
         if row["name"] == name:
             return row

@@ -31,7 +31,17 @@ def parse_time(text: str) -> datetime:
 
 
 def iso(value: datetime | None) -> str | None:
-    return None if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if value is None:
+        return None
+    if value == _LAST_ISO[0] and value.tzinfo is not None:  # issue 17: the same second, again and again
+        return _LAST_ISO[1]
+    text = value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if value.tzinfo is not None:
+        _LAST_ISO[:] = [value, text]
+    return text
+
+
+_LAST_ISO: list = [None, None]  # the last aware time `iso` wrote, and its text
 
 
 MAX_EVERY_DAYS = 3660  # ten years a turn: longer is a typo, and far later dates overflow

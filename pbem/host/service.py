@@ -299,7 +299,8 @@ def _checked(db, rules, game: dict, player: str, script: Script) -> list[LineRes
 
 
 def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False,
-           delivered: datetime | None = None, mail: dict | None = None) -> Ack:
+           delivered: datetime | None = None, mail: dict | None = None,
+           known: tuple[dict, list[dict]] | None = None) -> Ack:
     """Store an order text for the current turn and check it against the position.
 
     The raw bytes are kept whatever happens. `trusted` (the GM typing orders in, or files the
@@ -314,9 +315,12 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     queues the acknowledgement to the sender in the same transaction, and a mailed submission
     none of whose lines can be used is rejected as a whole (wrong phase, parse errors, or no
     usable orders), so
-    it does not replace earlier orders."""
-    game = _game(db, game_id)
-    row = _player(db, game_id, player)
+    it does not replace earlier orders.
+
+    `known`: the game's row and its players' rows (`read.game`, `read.players`) when the caller
+    has just read them in this same transaction (issue 17: the mail layer has, for each message)."""
+    game = known[0] if known else _game(db, game_id)
+    row = _player(db, game_id, player, known[1] if known else None)
     player = row["name"]
     number = game["phase"]
     received = schedule.iso(min(delivered, schedule.now()) if delivered else schedule.now())
@@ -358,14 +362,15 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     except PbemError as err:
         ack.reason = str(err)
         ack.rule = _cite_whole(game["type"], ack.reason)
+    text = ack.text
     with db.atomic():
         ack.submission_id = db.execute(  # issue 17: plain SQL (sqlite-utils reads the schema each insert)
             "INSERT INTO submissions (game_id, phase, player, received, source, raw, sha256, status, ack, ready) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [game_id, number, player, received, source, raw, hashlib.sha256(raw).hexdigest(),
-             ack.status, ack.text, int(ack.ready)]).lastrowid
+             ack.status, text, int(ack.ready)]).lastrowid
         if mail is not None:
-            outbox.queue_ack(db, ack, mail)  # mail: the acknowledgement goes out with the submission
+            outbox.queue_ack(db, ack, mail, text)  # mail: the acknowledgement goes out with the submission
     return ack
 
 

@@ -155,6 +155,8 @@ class Incoming:
     row: dict | None = None  # the authenticated player's row
     reply_to: str | None = None
     tag_game: str | None = None  # the game named by the subject or the thread
+    games_seen: dict = field(default_factory=dict)  # games rows looked up before any handler ran (`known_game`)
+    rows_fresh: bool = False  # `game` and `players` were read in this savepoint and nothing was written since
     request: Request | None = None  # the request being handled
 
     @property
@@ -168,6 +170,15 @@ class Incoming:
     @property
     def password(self) -> str | None:
         return self.found.block.password if self.found and self.found.block else None
+
+    def known_game(self, name: str | None) -> dict | None:
+        """`_known_game`, each name looked up once a message (issue 17: the subject's tag, then
+        the GAME line, name the same game). Only for the look-ups before a handler runs: a
+        handler may change a game."""
+        key = name.lower() if name else name
+        if key not in self.games_seen:
+            self.games_seen[key] = _known_game(self.db, name)
+        return self.games_seen[key]
 
     def ignore(self, why: str) -> Outcome:
         self.out.outcome, self.out.reason = "ignored", why
@@ -380,6 +391,7 @@ def orders(m: Incoming) -> Outcome:
         m.db, m.game_id, row["name"], order_text(m.game_id, row["name"], m.found), source=f"mail:{out.inbox_id}",
         delivered=m.item.delivered or (received_time(m.msg) if m.msg is not None else None),
         mail={"to": m.reply_to, "in_reply_to": m.mid, "inbox_id": out.inbox_id},
+        known=(m.game, m.players) if m.rows_fresh else None,
     )
     out.submission_id = ack.submission_id
     out.outcome = "rejected" if ack.status == "rejected" else "accepted"
@@ -637,12 +649,12 @@ _LEGACY = ("orders", "report", "help")  # answered as before when a message carr
 def _tagged_game(m: Incoming) -> str | None:
     """The game named in the subject as [GAME_ID], or the game of the thread it replies to."""
     for tag in GAME_TAG.findall(m.subject):
-        if _known_game(m.db, tag):
+        if m.known_game(tag):
             return tag.lower()
     if m.msg is None:
         return None
     thread = THREAD_REF.search(header(m.msg, "References") + " " + header(m.msg, "In-Reply-To"))
-    if thread and _known_game(m.db, thread.group(1)):
+    if thread and m.known_game(thread.group(1)):
         return thread.group(1).lower()
     return None
 
@@ -736,11 +748,12 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
         if unknown:
             return _unknown_game(m, unknown)
         return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
-    m.game = _known_game(db, game_id)
+    m.game = m.known_game(game_id)
     if not m.game:
         return _unknown_game(m, game_id)
     out.game_id = game_id
     m.players = host.players(db, game_id)
+    m.rows_fresh = True  # one request: nothing is written before its handler reads them
     m.player_name = _who(m)
     if command.needs == "player":
         refused = _seat(m)
@@ -762,7 +775,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     game_id = m.found.inherited("game") or m.tag_game
     unknown: str | None = None
     if game_id:
-        m.game = _known_game(db, game_id)
+        m.game = m.known_game(game_id)
         if m.game:
             out.game_id = m.game["id"]
             m.players = host.players(db, m.game["id"])

@@ -282,6 +282,9 @@ class Found:
         return bool(self.block and self.block.content_depth is not None) or bool(self.requests)
 
 
+_BLOCK_FIRST = frozenset("gGpPeE")  # the first letter of a line _HEADER, _END, _PRESS or _ENDPRESS can match
+
+
 def find_orders(text: str) -> Found:
     """The order blocks of a text, the one that counts, and the requests typed around it (see
     the module docstring).
@@ -311,6 +314,15 @@ def find_orders(text: str) -> Found:
         if cur is not None and depth > cur.base:
             cur = None  # a deeper quote begins: the block typed above it is over
         if not line or line.startswith("#"):
+            continue
+        if line[0] not in _BLOCK_FIRST:  # issue 17: no header, END or press line starts so
+            command = command_of(line)
+            if command:
+                request = Request(command[0], command[1], number, line, depth, in_block=cur is not None)
+                (cur.requests if cur is not None else loose).append(request)
+            elif cur is not None:
+                cur.orders.append((depth, line))
+                cur.numbers.append(number)
             continue
         hm = _HEADER.match(line)
         if hm:

@@ -65,8 +65,14 @@ def open_regular(path: Path) -> int:
 
 
 def read_regular(path: Path) -> bytes:
-    with os.fdopen(open_regular(path), "rb") as fh:
-        return fh.read()
+    fd = open_regular(path)
+    try:  # issue 17: os.read, without a file object around the descriptor
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _not_regular(path: Path, what: str) -> Item:

@@ -36,7 +36,7 @@ from email.message import Message
 
 from pbem.host import schedule
 from pbem.host.outbox import clean_address, header_safe
-from pbem.mail.headers import automatic, header, raw_header, sender_of
+from pbem.mail.headers import automatic, header, names_present, raw_header, sender_of
 from pbem.mail.outcome import Context, Outcome
 
 log = logging.getLogger("pbem.mail")
@@ -226,12 +226,17 @@ _ORDERISH = re.compile(r"^[ \t>]*(?:(?i:password)[ \t:]+(?!your-password-here)\S
                        r"|(?:JOIN|ABSENT|RESIGN|WAIT|DRAW|CONCEDE|PRESS|REPORT|HELP|READY)\b)", re.MULTILINE)
 
 
+_AUTO_HEADER_NAMES = frozenset(name.lower() for name, _ in _AUTO_HEADERS)
+
+
 def auto_reply(msg: Message) -> str | None:
     """Why this message is an auto-reply that carries no Auto-Submitted header, or None."""
-    for name, pattern in _AUTO_HEADERS:
-        value = header(msg, name).strip()
-        if value and (pattern is None or pattern.search(value)):
-            return f"auto-reply ({name}: {header_safe(value, 40)})"
+    names = names_present(msg)
+    if names is None or not _AUTO_HEADER_NAMES.isdisjoint(names):  # issue 17: else none of them is there
+        for name, pattern in _AUTO_HEADERS:
+            value = header(msg, name).strip()
+            if value and (pattern is None or pattern.search(value)):
+                return f"auto-reply ({name}: {header_safe(value, 40)})"
     body = _plain_body(msg)
     if body is not None and _ORDERISH.search(body):
         return None

@@ -47,15 +47,9 @@ def _indexed_header(msg: Message, key: str) -> str:
     look-up (Message.get compares each header's name with the one asked for, and a message
     is asked for some 30 names, most of which it does not have). The first header of a
     name counts, as with Message.get."""
-    index = getattr(msg, "_pbem_index", None)
-    if index is None:
-        try:
-            index = {}
-            for k, v in msg._headers:
-                index.setdefault(k.lower(), (k, v))
-        except Exception:  # pragma: no cover - not the stdlib's Message: ask it by name
-            return _raw_header(msg, key)
-        msg._pbem_index = index
+    index = _index_of(msg)
+    if index is None:  # pragma: no cover - not the stdlib's Message: ask it by name
+        return _raw_header(msg, key)
     found = index.get(key)
     if found is None:
         return ""
@@ -64,6 +58,29 @@ def _indexed_header(msg: Message, key: str) -> str:
     except Exception:
         return ""
     return _as_text(value)
+
+
+def _index_of(msg: Message) -> dict | None:
+    """The first header of each name, by its name in lower case, of a message read once
+    (ingest._parse); None for any other message."""
+    index = getattr(msg, "_pbem_index", None)
+    if index is None and getattr(msg, "_pbem_headers", None) is not None:
+        try:
+            index = {}
+            for k, v in msg._headers:
+                index.setdefault(k.lower(), (k, v))
+        except Exception:  # pragma: no cover - not the stdlib's Message
+            return None
+        msg._pbem_index = index
+    return index
+
+
+def names_present(msg: Message | None) -> set | None:
+    """The names (in lower case) of the headers a message read once has, or None when not
+    known: then every header must be asked for. Issue 17: the screening asks for some 25
+    headers a message almost never has."""
+    index = _index_of(msg) if msg is not None else None
+    return None if index is None else index.keys()
 
 
 def _raw_header(msg: Message, name: str) -> str:
@@ -123,24 +140,31 @@ def automatic(msg: Message, sender: str | None, own: str | None) -> str | None:
     return seen[key]
 
 
+_SCREENED = frozenset(("x-pbem-mail", "auto-submitted", "x-autoreply", "x-autorespond", "x-autoresponder", "x-auto-reply",
+                       "precedence", "list-id", "list-unsubscribe", "return-path", "x-spam-flag", "x-spam-status"))
+
+
 def _automatic(msg: Message, sender: str | None, own: str | None) -> str | None:
-    if header(msg, OWN_HEADER):
+    names = names_present(msg)
+    flagged = names is None or not _SCREENED.isdisjoint(names)  # else each header below is absent
+    if flagged and header(msg, OWN_HEADER):
         return "our own message (it carries X-PBEM-Mail)"
     if own and sender and sender.lower() == own.lower():
         return f"our own message (from {own})"
-    auto = header(msg, "Auto-Submitted").strip().lower()
-    if auto and not auto.startswith("no"):
-        return f"auto-reply (Auto-Submitted: {header_safe(auto, 40)})"
-    for name in ("X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Auto-Reply"):
-        if header(msg, name):
-            return f"auto-reply ({name})"
-    precedence = header(msg, "Precedence").strip().lower()
-    if precedence in ("bulk", "list", "junk", "auto_reply"):
-        return f"bulk mail (Precedence: {precedence})"
-    if header(msg, "List-Id") or header(msg, "List-Unsubscribe"):
-        return "mailing-list mail (List-Id)"
-    if header(msg, "Return-Path").strip() in ("<>", "<<>>"):
-        return "bounce (null Return-Path)"
+    if flagged:
+        auto = header(msg, "Auto-Submitted").strip().lower()
+        if auto and not auto.startswith("no"):
+            return f"auto-reply (Auto-Submitted: {header_safe(auto, 40)})"
+        for name in ("X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Auto-Reply"):
+            if header(msg, name):
+                return f"auto-reply ({name})"
+        precedence = header(msg, "Precedence").strip().lower()
+        if precedence in ("bulk", "list", "junk", "auto_reply"):
+            return f"bulk mail (Precedence: {precedence})"
+        if header(msg, "List-Id") or header(msg, "List-Unsubscribe"):
+            return "mailing-list mail (List-Id)"
+        if header(msg, "Return-Path").strip() in ("<>", "<<>>"):
+            return "bounce (null Return-Path)"
     if sender and _AUTO_SENDERS.search(sender.partition("@")[0]):
         return f"bounce or automatic sender ({sender})"
     try:
@@ -149,7 +173,8 @@ def _automatic(msg: Message, sender: str | None, own: str | None) -> str | None:
         ctype = ""
     if ctype == "multipart/report":
         return "bounce (a delivery or read report)"
-    if header(msg, "X-Spam-Flag").strip().lower().startswith("yes") or header(msg, "X-Spam-Status").strip().lower().startswith("yes"):
+    if flagged and (header(msg, "X-Spam-Flag").strip().lower().startswith("yes")
+                    or header(msg, "X-Spam-Status").strip().lower().startswith("yes")):
         return "spam (X-Spam-Flag)"
     if _AUTO_SUBJECT.match(header_safe(header(msg, "Subject"))):
         return "auto-reply (its subject)"

@@ -121,7 +121,11 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
     }
     try:
         with db.atomic():
-            out.inbox_id = _insert(db, "inbox", row)
+            # the message's row is written once, with its outcome, at the end of its savepoint
+            # (issue 17: an UPDATE rewrote the whole row, raw bytes and all); its id is known
+            # before, for what its handling writes (the outbox's inbox_id, a submission's
+            # source): the next rowid, under the write lock (only ingest writes inbox rows)
+            out.inbox_id = db.execute("select coalesce(max(id), 0) + 1 from inbox").fetchone()[0]
             if same_key:
                 out.reason = f"duplicate Message-ID {header_safe(mid, 100)}: a different message with this Message-ID was ingested before"
                 sender = sender_of(msg)
@@ -133,7 +137,7 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
                 out.outcome, out.reason = "ignored", "not for any game: an empty message"
             else:
                 guard.guarded(dispatch, db, item, raw, msg, out, ctx)  # issue 14: bounces, auto-replies, throttles
-            _record(db, out)
+            _record(db, row, out)
     except Exception as err:
         # anything unforeseen: the message is kept and rejected as unreadable, never a traceback
         log.exception("%s: cannot process", item.origin)
@@ -187,11 +191,10 @@ def _insert(db, table: str, row: dict) -> int:
     return db.execute(f"insert into [{table}] ({cols}) values ({', '.join('?' * len(row))})", list(row.values())).lastrowid
 
 
-def _record(db, out: Outcome) -> None:
-    db.execute(
-        "update inbox set outcome = ?, reason = ?, game_id = ?, player = ?, submission_id = ?, outbox_id = ? where id = ?",
-        [out.outcome, out.reason, out.game_id, out.player, out.submission_id, out.outbox_id, out.inbox_id],
-    )
+def _record(db, row: dict, out: Outcome) -> None:
+    """The message's inbox row, with its outcome, under the id it was given (`ingest_item`)."""
+    _insert(db, "inbox", {"id": out.inbox_id, **row, "outcome": out.outcome, "reason": out.reason, "game_id": out.game_id,
+                          "player": out.player, "submission_id": out.submission_id, "outbox_id": out.outbox_id})
 
 
 def ingest(db, paths: list[str | Path], own_address: str | None = None, on_result: Callable[[Outcome], None] | None = None,
