@@ -80,12 +80,14 @@ _MOBILE = re.compile(
 )
 
 
-_QUOTE_FIRST = (" ", "\t", ">")  # the characters a line _QUOTE matches can start with
 # Every line that could be a rule, a separator, a section header (its From line), the first
 # line of a two-line attribution or a signature or mobile footer starts like this (a line
 # ending in ':' is looked at too): a wider net than those patterns, tried once per line
 _MAYBE_SPECIAL = re.compile(r"_{10}|-|begin forwarded message:|\*?(?:from|von|de)\*?\s*:|(?:on|am|le|el|il|op)\s"
                             r"|sent |get outlook|von meinem|envoy|enviado desde", re.IGNORECASE)
+
+
+_LINE = re.compile(r"^(?:((?:[ \t]{0,3}>)+)[ \t]?)?(.*)$", re.MULTILINE)  # _QUOTE's marks (or none), the rest
 
 
 def clean_lines(text: str) -> list[tuple[int, str]]:
@@ -105,31 +107,29 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
     sig_depth: int | None = None
     i, n = 0, len(raw)
 
-    parts: dict[int, tuple[int, str]] = {}  # issue 17: each line split once
-
-    def split_at(j: int) -> tuple[int, str]:
-        if j not in parts:
-            parts[j] = split(raw[j])
-        return parts[j]
-
-    def split(line: str) -> tuple[int, str]:
-        line = line[: limit * 4] if len(line) > limit * 4 else line
-        if line[:1] not in _QUOTE_FIRST:
-            return 0, line  # issue 17: no quote mark can start here
-        m = _QUOTE.match(line)
-        if m:
-            return m.group(1).count(">"), line[m.end():]
-        return 0, line
+    # issue 17: each line split (quote depth, text) and stripped once, up front
+    cut = limit * 4
+    pairs = _LINE.findall(text) if len(text) <= cut else []  # each line's quote marks and the rest, at once
+    if len(pairs) != n:  # (a long text: each line cut first)
+        quote = _QUOTE.match
+        found = [quote(line[:cut]) for line in raw]
+        pairs = [(m.group(1), line[m.end():cut]) if m else ("", line[:cut]) for line, m in zip(raw, found)]
+    depths = [q.count(">") for q, _ in pairs]
+    bodies = [b for _, b in pairs]
+    texts = [b.strip() for b in bodies]
+    maybe = _MAYBE_SPECIAL.match
+    specials = [j for j, t in enumerate(texts) if t.endswith(":") or maybe(t) is not None]
+    special = set(specials)
+    specials.append(n)  # (the end)
+    next_special = 0  # index into specials of the first special line at or after i
 
     def section_header_at(j: int) -> bool:
         """An Outlook/forward header block starts at line j: From:, then Sent/Date and Subject."""
-        _, first = split_at(j)
-        if not _FROM_LINE.match(first.strip()):
+        if not _FROM_LINE.match(texts[j]):
             return False
         names = set()
         for k in range(j + 1, min(j + 8, n)):
-            _, t = split_at(k)
-            m = _SECTION_HEADER.match(t.strip())
+            m = _SECTION_HEADER.match(texts[k])
             if not m:
                 break
             names.add(m.group(1).lower())
@@ -137,12 +137,19 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
             names & {"subject", "betreff", "objet", "asunto", "to", "an", "à", "para"})
 
     while i < n:
-        qd, body = split_at(i)
-        stripped = body.strip()
-        if not _MAYBE_SPECIAL.match(stripped) and not stripped.endswith(":"):
-            # issue 17: most lines are none of the shapes below (a rule, a separator, a
-            # section header, an attribution, a signature or a mobile footer): kept as they are
-            depth = qd + extra
+        stripped = texts[i]
+        if sig_depth is None and i not in special:
+            # most lines are none of the shapes below (a rule, a separator, a section header,
+            # an attribution, a signature or a mobile footer): kept as they are, up to the next
+            # line that may be one
+            while specials[next_special] < i:
+                next_special += 1
+            stop = specials[next_special]
+            out.extend((j + 1, depths[j] + extra, texts[j][:limit]) for j in range(i, stop))
+            i = stop
+            continue
+        if i not in special:
+            depth = depths[i] + extra
             if sig_depth is not None:
                 if depth == sig_depth:
                     i += 1
@@ -159,17 +166,17 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
             sig_depth = None
             if _SEPARATOR.match(stripped):
                 i += 1
-            while i < n and (not split_at(i)[1].strip() and i + 1 < n and section_header_at(i + 1)):
+            while i < n and (not texts[i] and i + 1 < n and section_header_at(i + 1)):
                 i += 1
             if i < n and section_header_at(i):
-                while i < n and _SECTION_HEADER.match(split_at(i)[1].strip()):
+                while i < n and _SECTION_HEADER.match(texts[i]):
                     i += 1
             continue
-        depth = qd + extra
+        depth = depths[i] + extra
         if stripped.endswith(":") and _ATTRIBUTION.search(stripped):  # (an attribution ends with ':')
             i += 1
             continue
-        if _ON.match(stripped) and i + 1 < n and _attribution(split_at(i + 1)[1].strip()):
+        if _ON.match(stripped) and i + 1 < n and _attribution(texts[i + 1]):
             i += 2
             continue
         if sig_depth is not None:
@@ -177,7 +184,7 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
                 i += 1
                 continue
             sig_depth = None
-        if body.rstrip("\n") in ("-- ", "--") or stripped == "--" or _MOBILE.match(stripped):
+        if bodies[i].rstrip("\n") in ("-- ", "--") or stripped == "--" or _MOBILE.match(stripped):
             sig_depth = depth
             i += 1
             continue
@@ -316,7 +323,7 @@ def find_orders(text: str) -> Found:
         if not line or line.startswith("#"):
             continue
         if line[0] not in _BLOCK_FIRST:  # issue 17: no header, END or press line starts so
-            command = command_of(line)
+            command = command_of(line) if line.split(None, 1)[0].lower() in _FIRST_WORDS else None
             if command:
                 request = Request(command[0], command[1], number, line, depth, in_block=cur is not None)
                 (cur.requests if cur is not None else loose).append(request)
