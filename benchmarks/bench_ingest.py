@@ -7,7 +7,10 @@ reply quoting the whole report with the form filled in, HTML-only, base64), orde
 player whose turn it is not (wrong phase), wrong passwords, REPORT requests, out-of-office
 auto-replies and spam, for 20 two-player GODS games.
 
-    .venv/bin/python benchmarks/bench_ingest.py [--messages 10000] [--keep DIR]
+    .venv/bin/python benchmarks/bench_ingest.py [--messages 10000] [--repeat 3] [--keep DIR]
+
+Each figure is the best of --repeat runs (the machine is shared): the parser parses every
+message each time, and each ingest run starts from its own copy of the same fresh store.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import email.policy
 import mailbox
 import random
 import shutil
+import sqlite3
 import sys
 import tempfile
 import time
@@ -85,35 +89,47 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--messages", type=int, default=10_000)
     ap.add_argument("--keep", help="leave the Maildir and the store in this folder")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each; the best is shown (default 3)")
     args = ap.parse_args()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-ingest-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        db = open_db(str(work / "pbem.db"))
+        db = open_db(str(work / "fresh.db"))
         msgs = make_messages(db, args.messages, random.Random(2026))
+        db.close()
         box = mailbox.Maildir(work / "Maildir", create=True)
         for raw in msgs:
             box.add(raw)
         files = sorted((work / "Maildir" / "new").iterdir())
         size = sum(len(m) for m in msgs)
-        print(f"{len(files)} messages in a Maildir ({size / 2**20:.1f} MB)")
+        print(f"{len(files)} messages in a Maildir ({size / 2**20:.1f} MB); best of {args.repeat} runs each")
 
-        t = time.perf_counter()
-        for path in files:
-            email.message_from_bytes(path.read_bytes())
-        parse_compat = time.perf_counter() - t
-        t = time.perf_counter()
-        for path in files:
-            m = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-            m.get_body(preferencelist=("plain", "html"))
-        parse_default = time.perf_counter() - t
+        parse_compat = parse_default = took = float("inf")
+        for run in range(args.repeat):
+            t = time.perf_counter()
+            for path in files:
+                email.message_from_bytes(path.read_bytes())
+            parse_compat = min(parse_compat, time.perf_counter() - t)
+            t = time.perf_counter()
+            for path in files:
+                m = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+                m.get_body(preferencelist=("plain", "html"))
+            parse_default = min(parse_default, time.perf_counter() - t)
 
-        t = time.perf_counter()
-        tally = mail_ingest.ingest(db, [work / "Maildir"], own_address="gm@pbem.example")
-        took = time.perf_counter() - t
-        t = time.perf_counter()
-        again = mail_ingest.ingest(db, [work / "Maildir"])
-        rerun = time.perf_counter() - t
+            store = work / f"pbem-{run}.db"  # the same fresh store each run: a copy of it
+            src, dst = sqlite3.connect(work / "fresh.db"), sqlite3.connect(store)
+            src.backup(dst)
+            src.close()
+            dst.close()
+            db = open_db(str(store))
+            t = time.perf_counter()
+            tally = mail_ingest.ingest(db, [work / "Maildir"], own_address="gm@pbem.example")
+            took = min(took, time.perf_counter() - t)
+            if run == args.repeat - 1:
+                t = time.perf_counter()
+                again = mail_ingest.ingest(db, [work / "Maildir"])
+                rerun = time.perf_counter() - t
+            db.close()
 
         n = len(files)
         print(f"pbem ingest:                      {took:7.2f} s  {n / took:8.0f} messages/s   ({tally.summary()})")
