@@ -83,6 +83,42 @@ def test_a_player_cannot_submit_for_another(tmp_path):
     assert db["submissions"].count_where("player = 'bob' and status != 'rejected'") == 0
 
 
+def test_nothing_is_reported_before_its_batch_is_committed(tmp_path, monkeypatch):
+    """Issue 17: ingest commits in batches; a crash in the middle of a batch rolls it back,
+    so none of its messages may have been reported (printed as accepted) by then. Each
+    message reported is in the store, and the rerun takes the rest."""
+    db = make_store(tmp_path / "pbem.db")
+    box = tmp_path / "Maildir"
+    orders = b"GAME g1\nPLAYER alice\nPASSWORD amber-anvil-11\ntribe green 1,0\nEND\n"
+    for sub in ("cur", "new", "tmp"):
+        (box / sub).mkdir(parents=True)
+    for n in range(7):
+        (box / "new" / f"{1_800_000_000 + n}.M1P1Q{n}.host").write_bytes(
+            b"From: alice@example.org\nSubject: [g1] orders\nMessage-ID: <m%d@example.org>\n\n%s# %d\n" % (n, orders, n))
+    real = mail_ingest.ingest_item
+    seen = []
+
+    def crash_on_the_sixth(db, item, ctx):
+        seen.append(item)
+        if len(seen) == 6:
+            raise KeyboardInterrupt  # the GM's Ctrl-C, a kill: the batch under way is rolled back
+        return real(db, item, ctx)
+
+    monkeypatch.setattr(mail_ingest, "ingest_item", crash_on_the_sixth)
+    reported = []
+    try:
+        mail_ingest.ingest(db, [box], on_result=reported.append, batch=4)
+    except KeyboardInterrupt:
+        pass
+    assert [r.outcome for r in reported] == ["accepted"] * 4  # the first batch: committed, then reported
+    stored = {r[0] for r in db.execute("select id from inbox").fetchall()}
+    assert {r.inbox_id for r in reported} == stored  # the fifth was rolled back: never reported
+    monkeypatch.setattr(mail_ingest, "ingest_item", real)
+    again = mail_ingest.ingest(db, [box], on_result=reported.append)
+    assert [r.outcome for r in again.results] == ["seen"] * 4 + ["accepted"] * 3
+    assert db.execute("select count(*) from inbox").fetchone()[0] == 7
+
+
 SAMPLES = [p.read_bytes() for p in sorted(CORPUS.glob("*.eml")) if p.stat().st_size < 50_000]
 
 

@@ -201,26 +201,33 @@ def ingest(db, paths: list[str | Path], own_address: str | None = None, on_resul
            batch: int = 100, max_bytes: int = MAX_MESSAGE_BYTES, turns: str | None = None) -> Tally:
     """Ingest every message under `paths` (see the module docstring). Messages are committed
     in batches (one transaction, each message in its own savepoint), so a crash loses at
-    most a batch that re-ingesting redoes. Returns the tally; `on_result` sees each outcome."""
+    most a batch that re-ingesting redoes -- and none that was reported: `on_result` sees
+    each outcome once its batch is committed (nothing is told accepted that a crash could
+    still take back). Returns the tally."""
     ctx = Context(own=clean_address(own_address), max_bytes=max_bytes, turns=turns)
     tally = Tally()
     items = list(iter_items(paths))
     conn = db.conn
-    pending = 0
+    done: list[Outcome] = []  # the outcomes of the batch not yet committed
+
+    def commit() -> None:
+        conn.execute("COMMIT")
+        if on_result:
+            for result in done:
+                on_result(result)
+        done.clear()
+
     try:
         for item in items:
             if not conn.in_transaction:
                 conn.execute("BEGIN IMMEDIATE")
             result = ingest_item(db, item, ctx)
             tally.results.append(result)
-            if on_result:
-                on_result(result)
-            pending += 1
-            if pending >= batch:
-                conn.execute("COMMIT")
-                pending = 0
+            done.append(result)
+            if len(done) >= batch:
+                commit()
         if conn.in_transaction:
-            conn.execute("COMMIT")
+            commit()
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
