@@ -291,6 +291,35 @@ def test_svg_json_feed_and_calendar_files_are_well_formed(shared):
         assert len(uids) == len(set(uids))
 
 
+def test_a_calendar_from_its_events_as_written_before_is_the_librarys_own(tmp_path):
+    """render_ics with the cache of events written before gives, byte for byte, the calendar
+    the icalendar library writes whole; an event whose inputs changed is written again."""
+    from datetime import timedelta
+
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "cal", seed="9", finished=False, running_turns=5, players=["alice", "bob", "carol"],
+              sched={"every": "48h", "at": None, "tz": "UTC"})
+    make_game(db, "gods", "done", seed="4", finished=True, players=["alice", "bob"],
+              sched={"every": "24h", "at": None, "tz": "UTC"})
+    for gid in ("cal", "done"):
+        g = render_html.load_game(db, db["games"].get(gid))
+        for who, remind in [(None, site_publish.REMINDER_BEFORE), ("alice", timedelta(hours=12)), ("bob", timedelta(days=1))]:
+            whole = site_publish.render_ics(g, "https://example.org/pbem/", who, remind)
+            cache: dict = {}
+            assert site_publish.render_ics(g, "https://example.org/pbem/", who, remind, cache=cache) == whole
+            assert cache and site_publish.render_ics(g, "https://example.org/pbem/", who, remind, cache=cache) == whole
+            for entry in cache.values():  # nothing of it is written again: the cached texts are used
+                entry[1] = entry[1].replace("SUMMARY:", "SUMMARY:cached ")
+            assert site_publish.render_ics(g, "https://example.org/pbem/", who, remind, cache=cache).count("SUMMARY:cached ") == len(cache)
+            if g.turns[0].deadline and g.turns[0].asked:
+                g.turns[0].deadline = "2031-01-02T03:04:05Z"  # one event's inputs change: written again
+                again = site_publish.render_ics(g, "https://example.org/pbem/", who, remind, cache=cache)
+                theirs = who is None or who in g.turns[0].asked
+                assert again.count("SUMMARY:cached ") == len(cache) - theirs
+                assert ("20310102T030405Z" in again) == theirs
+                g = render_html.load_game(db, db["games"].get(gid))
+
+
 def test_running_game_deadlines_are_in_the_calendar_and_the_index(shared):
     db = shared["db"]
     for gtype, g in shared["games"].items():
@@ -336,6 +365,45 @@ def test_republishing_after_one_turn_rewrites_only_what_changed(tmp_path):
         if rel not in third.written:
             assert path.stat().st_mtime_ns == mtime, rel
     assert site_publish.publish(db, out).written == []
+
+
+def _site_files(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+            if p.is_file() and not p.relative_to(out).as_posix().startswith(".pbem-site")}
+
+
+def test_each_change_of_a_game_is_published_as_a_full_build_would(tmp_path):
+    """Publishing after each kind of change (a turn, a deadline moved, press, an announcement,
+    a pause, an option, a rollback, the end) gives the very files a publish into an empty
+    folder gives: the fingerprint of a game with nothing new misses no input of its pages."""
+    from pbem.host import controls, press
+
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="5", finished=False, running_turns=3, players=["alice", "bob", "carol"],
+              sched={"every": "48h", "at": None, "tz": "UTC"})
+    make_game(db, "gods", "g2", seed="6", finished=False, running_turns=2, players=["alice", "bob"])
+    out = tmp_path / "site"
+    site_publish.publish(db, out)
+    changes = [
+        ("a turn", lambda: host.autoplay(db, "g1", max_phases=1, turns=None)),
+        ("a deadline extended", lambda: controls.set_deadline(db, "g1", extend="24h")),
+        ("public press", lambda: press.send(db, "g1", "alice", "all", "Hello, Olympus.")),
+        ("an announcement", lambda: controls.announce(db, "g1", subject="news", text="The GM speaks.\n")),
+        ("paused", lambda: controls.pause(db, "g1", reason="holidays")),
+        ("resumed", lambda: controls.resume(db, "g1")),
+        ("a reminder option", lambda: controls.set_option(db, "g1", "remind", "12h")),
+        ("two turns", lambda: host.autoplay(db, "g1", max_phases=2, turns=None)),
+        ("a rollback", lambda: host.rollback(db, "g1", 3, turns=None)),
+        ("the end", lambda: controls.end_game(db, "g1", winners=["bob"], reason="agreed")),
+    ]
+    for n, (what, change) in enumerate(changes):
+        change()
+        result = site_publish.publish(db, out)
+        assert any(p.startswith("games/g1/") for p in result.written), what
+        assert not any(p.startswith("games/g2/") for p in result.written), what
+        fresh = tmp_path / f"fresh-{n}"
+        site_publish.publish(db, fresh)
+        assert _site_files(out) == _site_files(fresh), what
 
 
 def test_a_file_changed_or_deleted_on_disk_is_written_again_by_check(tmp_path):

@@ -86,13 +86,15 @@ class Turn:
     def __init__(self, number: int, opened: str | None, deadline: str | None, resolved: str | None, state_hash: str,
                  view=_UNLOADED, events=_UNLOADED, asked: list[str] | None = None, over: bool = False,
                  scores: dict[str, float] | None = None, text_position=_UNLOADED, *,
-                 loader: Callable[["Turn"], None] | None = None, line: str | None = None, digest: str | None = None):
+                 loader: Callable[["Turn"], None] | None = None, line: str | None = None, digest: str | None = None,
+                 events_loader: Callable[["Turn"], list[dict]] | None = None):
         self.number, self.opened, self.deadline, self.resolved, self.state_hash = number, opened, deadline, resolved, state_hash
         self._view, self._events, self._text_position = view, events, text_position
         self.asked: list[str] = list(asked or [])  # who must act in this turn (public: the report names them)
         self.over = over
         self.scores = scores
         self._loader = loader
+        self._events_loader = events_loader  # the events alone (the feed needs no view)
         self.line = line            # the history line of the orders that led here: summary(game, events)
         self.digest = digest        # a hash of view, events and text_position (what the turn's pages show)
 
@@ -110,7 +112,10 @@ class Turn:
     @property
     def events(self) -> list[dict]:  # public events that led to this position (phase number-1)
         if self._events is _UNLOADED:
-            self._load()
+            if self._events_loader is not None:
+                self._events = self._events_loader(self)
+            else:
+                self._load()
         return self._events
 
     @property
@@ -276,6 +281,9 @@ def load_game(db, row: dict, known: dict | None = None, code: str = "") -> Game:
     def loader(t: Turn) -> None:
         fill(t)
 
+    def events_loader(t: Turn) -> list[dict]:
+        return reports.visible_events(host.events(db, gid, t.number - 1), None)
+
     metas = host.phases(db, gid, select="number, state_hash, opened, deadline, resolved, used, nmr")
     fps: list[str] = []
     prev = None
@@ -295,7 +303,8 @@ def load_game(db, row: dict, known: dict | None = None, code: str = "") -> Game:
     fresh: dict[str, dict] = {}
     for i, m in enumerate(metas):
         number = m["number"]
-        t = Turn(number, m["opened"], m["deadline"], m["resolved"], m["state_hash"], loader=loader)
+        t = Turn(number, m["opened"], m["deadline"], m["resolved"], m["state_hash"], loader=loader,
+                 events_loader=events_loader)
         if i in missed:
             fill(t, json.loads(states[number]) if number in states else None,
                  events_by_phase.get(number - 1, []) if events_by_phase or states else None)

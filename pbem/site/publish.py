@@ -222,10 +222,16 @@ REMINDER_BEFORE = timedelta(hours=24)  # a player's own deadlines ring this long
 
 
 def render_ics(game: Game, base_url: str | None = None, player: str | None = None,
-               remind: timedelta = REMINDER_BEFORE) -> str:
+               remind: timedelta = REMINDER_BEFORE, cache: dict | None = None) -> str:
     """An iCalendar file (RFC 5545, written by the `icalendar` library) of the game's deadlines
     and its start and end. With `player`: only the deadlines of the turns that player is asked
-    in, each with a reminder alarm `remind` before it (that player's own calendar)."""
+    in, each with a reminder alarm `remind` before it (that player's own calendar).
+
+    `cache` (kept in the game's part of the manifest): each event as written before, by its
+    UID, under the hash of what it is made of; an event whose inputs are unchanged is not
+    written by the library again (issue 17: after one more turn, a calendar costs one event,
+    not one per turn). A calendar is its properties and its events' lines, in order, so the
+    text is the same either way."""
     from icalendar import Alarm, Calendar, Event
 
     name = f"pbem {game.title} {game.id}"
@@ -236,9 +242,16 @@ def render_ics(game: Game, base_url: str | None = None, player: str | None = Non
     cal.add("calscale", "GREGORIAN")
     cal.add("method", "PUBLISH")
     cal.add("x-wr-calname", name + (f" deadlines of {player}" if player else " deadlines"))
+    events: list[str] = []
+    end = "END:VCALENDAR\r\n"
 
-    def event(uid: str, stamp: str, start: str, summary: str, description: str, href: str = "",
+    def event(uid: str, number: int, stamp: str, start: str, summary: str, description: str, href: str = "",
               alarm: bool = False) -> None:
+        made_of = _hash([stamp, start, summary, description, href, remind.total_seconds() if alarm else None])
+        known = cache.get(uid) if cache is not None else None
+        if isinstance(known, list) and len(known) == 3 and known[0] == made_of and isinstance(known[1], str):
+            events.append(known[1])
+            return
         ev = Event()
         ev.add("uid", uid)
         ev.add("dtstamp", schedule.parse_time(stamp))
@@ -253,24 +266,30 @@ def render_ics(game: Game, base_url: str | None = None, player: str | None = Non
             al.add("description", summary)
             al.add("trigger", -remind)
             ev.add_component(al)
-        cal.add_component(ev)
+        if cache is None:  # the library writes the whole calendar
+            cal.add_component(ev)
+            return
+        text = ev.to_ical().decode("utf-8")
+        cache[uid] = [made_of, text, number]  # the turn's number (0: the start, -1: the end)
+        events.append(text)
 
     created = game.row["created"]
     whose = f"-{player}" if player else ""
-    event(_uuid(game.id, game.row["seed_hash"], "start" + whose) + "@pbem", created, created, f"{name}: the game starts",
+    event(_uuid(game.id, game.row["seed_hash"], "start" + whose) + "@pbem", 0, created, created, f"{name}: the game starts",
           f"Seed hash (SHA-256): {game.row['seed_hash']}", url + "index.html" if url else "")
     for t in game.turns:
         if not t.deadline or (player and player not in t.asked):
             continue
         who = ", ".join(t.asked) or "nobody"
-        event(_uuid(game.id, game.row["seed_hash"], "deadline" + whose, t.number) + "@pbem", t.opened or created, t.deadline,
+        event(_uuid(game.id, game.row["seed_hash"], "deadline" + whose, t.number) + "@pbem", t.number, t.opened or created, t.deadline,
               f"{name}: " + (f"your orders for turn {t.number} due" if player else f"orders for turn {t.number} due"),
               f"Orders awaited from: {who}.", f"{url}turn-{t.number}.html" if url else "", alarm=bool(player))
     if game.finished and game.row["finished"]:
         winners = ", ".join((game.outcome or {}).get("winners", []))
-        event(_uuid(game.id, game.row["seed_hash"], "end" + whose) + "@pbem", game.row["finished"], game.row["finished"],
+        event(_uuid(game.id, game.row["seed_hash"], "end" + whose) + "@pbem", -1, game.row["finished"], game.row["finished"],
               f"{name}: the game is over", f"Winner(s): {winners}.", url + "result.html" if url else "")
-    return cal.to_ical().decode("utf-8")
+    whole = cal.to_ical().decode("utf-8")
+    return whole if cache is None else whole[: -len(end)] + "".join(events) + end
 
 
 # --- publishing -------------------------------------------------------------------------------
@@ -355,9 +374,10 @@ def _site_outputs(summaries: list[dict]) -> list[Output]:
 
 
 def _game_plan(g: Game, base_url: str | None, press: dict | None, records: dict | None,
-               announcements: dict | None, reuse: dict[str, dict] | None) -> list[Output]:
+               announcements: dict | None, reuse: dict[str, dict] | None, ics: dict | None = None) -> list[Output]:
     """One game's files (_game_outputs). `reuse`: the files and keys planned last time, by
-    game, under the hash of their inputs: the same inputs plan nothing again."""
+    game, under the hash of their inputs: the same inputs plan nothing again. `ics`: the
+    game's calendar events as written before (render_ics's cache)."""
     gin = _hash([_code_digest(g.row["type"]), base_url, g.row, g.players, g.awaiting, (press or {}).get(g.id, []),
                  (announcements or {}).get(g.id, []), (records or {}).get(g.id),
                  [(t.number, t.opened, t.deadline, t.resolved, t.state_hash, t.asked, t.over, t.scores, t.line,
@@ -368,18 +388,18 @@ def _game_plan(g: Game, base_url: str | None, press: dict | None, records: dict 
         # one) only when a file must be written (issue 17: nothing new costs no work a turn)
         def again(path: str, g=g, memo: list = []) -> str | bytes:
             if not memo:
-                memo.extend(_game_outputs(g, base_url, press, records, announcements))
+                memo.extend(_game_outputs(g, base_url, press, records, announcements, ics))
             return next(o for o in memo if o.path == path).render()
 
         return [Output(path, key, lambda path=path, again=again: again(path)) for path, key in prior["outputs"]]
-    mine = _game_outputs(g, base_url, press, records, announcements)
+    mine = _game_outputs(g, base_url, press, records, announcements, ics)
     if reuse is not None:
         reuse[g.id] = {"in": gin, "outputs": [[o.path, o.key] for o in mine]}
     return mine
 
 
 def _game_outputs(g: Game, base_url: str | None, press: dict | None, records: dict | None,
-                  announcements: dict | None) -> list[Output]:
+                  announcements: dict | None, ics: dict | None = None) -> list[Output]:
     """Every file of one game, as plan() returns them."""
     outs: list[Output] = []
     base = f"games/{g.slug}/"
@@ -430,16 +450,19 @@ def _game_outputs(g: Game, base_url: str | None, press: dict | None, records: di
                "turns": [(t.number, t.opened, t.over, t.digest) for t in g.turns[-FEED_ENTRIES:]]}
     outs.append(Output(base + "feed.atom", _key("feed", gtype, feed_in),
                        lambda g=g: render("site/feed.atom.j2", **_feed_context(g, base_url))))
-    ics_in = {"turns": [(t.number, t.opened, t.deadline, t.asked) for t in g.turns], "row": g.row_public(), "base": base_url,
+    # what render_ics reads of the game row (not its phase or deadline: a player's calendar
+    # changes only with the turns that player is asked in)
+    cal_row = {k: g.row.get(k) for k in ("id", "seed_hash", "created", "status", "finished")}
+    ics_in = {"turns": [(t.number, t.opened, t.deadline, t.asked) for t in g.turns], "row": cal_row, "base": base_url,
               "outcome": g.outcome}
-    outs.append(Output(base + "deadlines.ics", _key("ics", gtype, ics_in), lambda g=g: render_ics(g, base_url)))
+    outs.append(Output(base + "deadlines.ics", _key("ics", gtype, ics_in), lambda g=g: render_ics(g, base_url, cache=ics)))
     remind = _remind(g)
     for p in g.players:  # each player's own deadlines, with a reminder alarm
         mine = {"turns": [(t.number, t.opened, t.deadline) for t in g.turns if p["name"] in t.asked],
                 "row": ics_in["row"], "base": base_url, "outcome": g.outcome, "player": p["name"],
                 "remind": remind.total_seconds()}
         outs.append(Output(base + f"deadlines-{url_segment(p['name'])}.ics", _key("ics-player", gtype, mine),
-                           lambda g=g, who=p["name"], r=remind: render_ics(g, base_url, who, r)))
+                           lambda g=g, who=p["name"], r=remind: render_ics(g, base_url, who, r, cache=ics)))
     return outs
 
 
@@ -476,6 +499,12 @@ def _stat(target: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
+def _manifest_bytes(doc: dict) -> bytes:
+    """A manifest file: compact JSON (the C encoder: an indented dump is written by Python's
+    own, many times slower on a long game's part)."""
+    return (json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def _read_json(path: Path) -> dict:
@@ -697,7 +726,9 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
             summaries[gid] = game_summary(load_game(db, r, dict(migrated[gid].get("turns") or {}), _turn_code(r)))
     site_outs = _site_outputs(list(summaries.values()))
     reuse = {gid: p["plan"] for gid, p in parts.items() if isinstance(p.get("plan"), dict)}
-    game_outs = {gid: _game_plan(g, base_url, press, records, announcements, reuse) for gid, g in loaded.items()}
+    ics = {gid: {u: e for u, e in (p.get("ics") or {}).items() if isinstance(e, list) and len(e) == 3}
+           if isinstance(p.get("ics"), dict) else {} for gid, p in parts.items()}
+    game_outs = {gid: _game_plan(g, base_url, press, records, announcements, reuse, ics[gid]) for gid, g in loaded.items()}
     dirs: dict[str, Path] = {}
     bar_cm = progress(len(site_outs) + sum(len(o) for o in game_outs.values())) if progress else None
     bar = bar_cm.__enter__() if bar_cm is not None else None
@@ -730,10 +761,12 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     for r in every:
         gid, slug = r["id"], slug_for(r["id"])
         if gid in loaded:
+            last = loaded[gid].turns[-1].number if loaded[gid].turns else 0
             doc = {"format": MANIFEST_FORMAT, "store": store, "game": gid, "files": game_files[gid],
-                   "turns": caches[gid], "plan": reuse.get(gid)}
+                   "turns": caches[gid], "plan": reuse.get(gid),
+                   "ics": {u: e for u, e in ics[gid].items() if isinstance(e[2], int) and e[2] <= last}}
             if doc != parts[gid] or _lstat_pair(_part_path(out_path, slug)) is None:
-                write_atomic(_part_path(out_path, slug), (json.dumps(doc, indent=0, sort_keys=True) + "\n").encode("utf-8"))
+                write_atomic(_part_path(out_path, slug), _manifest_bytes(doc))
             new_entries[gid] = {"fp": fps[gid], "slug": slug, "summary": summaries[gid], "files": len(game_files[gid]),
                                 "part": _lstat_pair(_part_path(out_path, slug))}
         elif gid in entries:
@@ -742,10 +775,10 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
                 result.trusted += entries[gid].get("files") or 0
         elif gid in migrated:  # not published now: its part as the first format had it, looked at next time
             doc = {"format": MANIFEST_FORMAT, "store": store, "game": gid, **migrated[gid]}
-            write_atomic(_part_path(out_path, slug), (json.dumps(doc, indent=0, sort_keys=True) + "\n").encode("utf-8"))
+            write_atomic(_part_path(out_path, slug), _manifest_bytes(doc))
             new_entries[gid] = {"fp": None, "slug": slug, "summary": summaries[gid], "files": len(migrated[gid]["files"]),
                                 "part": _lstat_pair(_part_path(out_path, slug))}
     doc = {"format": MANIFEST_FORMAT, "store": store, "files": site_files, "games": new_entries}
     if doc != head:  # nothing new: not written again
-        write_atomic(manifest_path, (json.dumps(doc, indent=0, sort_keys=True) + "\n").encode("utf-8"))
+        write_atomic(manifest_path, _manifest_bytes(doc))
     return result
