@@ -478,3 +478,28 @@ def test_random_toy_games_end_and_conserve_coins(n):
         assert state["flow"]["over"], "the toy game did not end"
         assert sum(state["game"]["prizes"].values()) == conf["rounds"]
         assert TOY.outcome(state)["winners"]
+
+
+class _GodsEndingAtOnce(type(GODS)):
+    """GODS where the first order a player gives ends the game (as a winning claim or the
+    destruction of the last rival does in Faith)."""
+
+    def apply(self, state, player, order, rng):
+        events = super().apply(state, player, order, rng)
+        state["flow"].update(over=True, active=[])
+        state["flow"]["outcome"] = {"winners": [player], "reason": "a test"}
+        return events + [{"type": "game_over", "winners": [player]}]
+
+
+def test_lines_after_an_order_that_ends_the_game_are_told_the_game_is_over():
+    rules = _GodsEndingAtOnce(GODS.data)
+    state, _ = engine.start(rules, ["alice", "bob"], {}, "1")
+    first = rules.legal_orders(state, "alice")[0].text
+    acks = engine.check_script(rules, state, "alice", script(f"{first}\n{first}"))
+    assert acks[0].status == "accepted"
+    assert acks[1].status == "rejected" and "the game is over" in acks[1].reason, acks[1].reason
+    assert "not your turn" not in acks[1].reason and "used up" not in acks[1].reason
+    res = engine.resolve(rules, state, {"alice": script(f"{first}\n{first}"), "bob": script("pass")}, "1")
+    assert res.state["flow"]["over"]
+    assert [r.status for r in res.lines["alice"]] == ["executed", "unused"]
+    assert "the game is over" in res.lines["alice"][1].reason

@@ -93,6 +93,21 @@ def held(g: dict) -> dict[str, int]:
     return out
 
 
+def return_held(g: dict) -> list[dict]:
+    """CHOICE 182: the game is over with wagers still held (a contest or a hero duel the end cut
+    short, never decided): each goes back to its wagerer's hand, as when a contest has no
+    result (a tie, both drop) or a duel no roll (CHOICE 164). One private event a wagerer."""
+    pending = g.get("pending") or {}
+    back: dict[str, int] = {}
+    for kind in ("contest", "duel"):
+        for s in (pending.get(kind) or {}).get("stakes", []):
+            for b, n in s["chips"].items():
+                to_hand(g, s["player"], b, n)
+                back[s["player"]] = back.get(s["player"], 0) + n
+            s["chips"] = {}
+    return [{"type": "wager_returned", "player": p, "faith": n, "to": p} for p, n in back.items() if n]
+
+
 def _stake(c: dict, player: str, side: str, chips: dict[str, int]) -> None:
     for s in c["stakes"]:
         if s["player"] == player and s["side"] == side:

@@ -59,9 +59,9 @@ CHOICE 111).
   asks her alone when Movement and Battle begins (CHOICE 124). After era
   30 the largest population on the board wins (CHOICE 84: a tie shares the win).
 * At any time: `take` faith from the board into the hand, `give` faith to another hand,
-  `claim` victory (when every other player with a position holds the standing order
-  `accept claims`, the claim wins without a count, CHOICE 166; else it is counted at once:
-  200 or more of the own belief on the board and in the hand wins, else the belief dies,
+  `claim` victory (decided once every order of its turn is in, CHOICE 181: when every
+  other player with a position then holds the standing order `accept claims`, the claim
+  wins without a count, CHOICE 166; else it is counted: 200 or more of the own belief on the board and in the hand wins, else the belief dies,
   CHOICE 75, 76, 82); and the standing orders: `overflow`, `retreat`, `defend` (Armies of
   God for battles where one defends), `side`, `contest claims` (the default) / `accept
   claims`. A position in limbo gives no `take` or `give` but may still claim (CHOICE 73).
@@ -195,7 +195,7 @@ GRAMMAR = Grammar(
         "done": ("", "end your part of this phase (what you leave open takes the defaults)"),
         "take": ("int HEX word?", "any time: take N of your chips at HEX into your hand (unrest ones first, or say pacified/unrest)"),
         "give": ("int word? to word", "any time: give N faith from your hand to PLAYER (`give 5 to hera`, `give 5 odin to hera`)"),
-        "claim": ("", "any time: claim victory: 200 or more of your belief on the board and in your hand wins; less, your belief dies"),
+        "claim": ("", "any time: claim victory, decided after the turn's orders: 200 or more of your belief on the board and in your hand wins; less, your belief dies"),
         "overflow": ("HEX -> HEX", "standing: where newborns of HEX go when it is full, in order (`overflow 23 -> 24 -> 13`; `overflow 23 -> none` clears)"),
         "retreat": ("HEX -> HEX", "standing: where your pieces at HEX retreat to after a lost defence (`retreat 23 -> 24`); "
                     "asked about a battle at HEX (battles=sealed): your answer for it"),
@@ -593,17 +593,22 @@ class FaithRules(Rules):
         return self._finish(state, f"the 30th era is over: the largest population on the world ({best})", winners)
 
     def _finish(self, state: dict, reason: str, winners: list[str]) -> list[Event]:
+        returned = contests.return_held(state["game"])   # CHOICE 182: nothing stays held
+        state["game"]["pending"] = {}   # what was still to be decided never is (the game is over)
         scores = self.scores(state)
         state["game"]["stage"] = "over"
         state["flow"].update(over=True, active=[], prompt="")
         state["flow"]["outcome"] = {"winners": winners, "scores": scores, "reason": reason}
-        return [{"type": "game_over", "reason": reason, "winners": winners, "scores": scores}]
+        return returned + [{"type": "game_over", "reason": reason, "winners": winners, "scores": scores}]
 
     def advance(self, state, rng):
         flow = state["flow"]
+        g = state["game"]
+        if g.get("claimed"):   # the turn's orders are all in: its claims are decided (CHOICE 181)
+            events = self._decide_claims(state)
+            return events + ([] if flow.get("over") else self.advance(state, rng))
         if flow.get("over") or flow["active"]:
             return []
-        g = state["game"]
         phase = flow["phase"]
         if phase == "setup":
             return self._finish_setup(state, rng)
@@ -886,8 +891,9 @@ class FaithRules(Rules):
         if phase == "action" and g["pace"] == "compact" and self._can_step(g, 3):
             out += self._infidel_examples(state, player)   # the Jihad's infidels, first in 5.4
         if phase == "action":
+            claimed = [c[1] for c in g.get("claimed", [])]
             for pos in positions.positions_of(g, player):
-                if self.count(g, pos) >= self.data["game"]["victory"]:
+                if pos not in claimed and self.count(g, pos) >= self.data["game"]["victory"]:
                     out.append(Order(("claim", pos) if multi else ("claim",), ("claim", pos)))
         return out + [NONE if phase == "divine" else DONE]
 
@@ -1341,6 +1347,9 @@ class FaithRules(Rules):
     def _parse_claim(self, state, player, b, args):
         if args:
             raise InvalidOrderError("expected `claim` or `claim BELIEF`")
+        if positions.lead(state["game"], b) in [c[1] for c in state["game"].get("claimed", [])]:
+            raise IllegalOrderError(f"the {positions.lead(state['game'], b)} already claim victory this turn "
+                                    "(decided when the turn's orders are all in)")
         return Order(("claim", b) if len(positions.positions_of(state["game"], player)) > 1 else ("claim",), ("claim", b))
 
     def _parse_overflow(self, state, player, b, args):
@@ -1578,13 +1587,15 @@ class FaithRules(Rules):
         if order.verb in SEALED_VERBS:   # wagers (the attacker's in her `strike`) and yields (CHOICE 162)
             return True
         if state["flow"]["phase"] == "divine" and order.verb != "claim":   # sealed interventions (CHOICE 61/62):
-            return True   # each is told when its turn executes it, not before; a claim is counted at once
+            return True   # each is told when its turn executes it, not before; a claim is public (CHOICE 181)
         return (order.verb in ANYTIME and order.verb != "claim") or order.verb in negotiation.VERBS
 
     def condition(self, state, player, order):
         """A two-sided Negotiation line is accepted "if the other side matches" (engine G10)."""
         if order.payload[:1] == ("claims",):
             return None
+        if order.payload[:1] == ("claim",):   # CHOICE 181
+            return "decided once every order of this turn is in (the others' accept/contest claims, the count)"
         return negotiation.condition(order) if order.verb in negotiation.TWO_SIDED else None
 
     def apply(self, state, player, order, rng):
@@ -1785,8 +1796,9 @@ class FaithRules(Rules):
                 to_hand(g, who, x, k)
             # engine G5: one event seen by the giver and the receiver (CHOICE 72)
             return [{"type": "give", "from": player, "player": who, "faith": moved, "to": [player, who]}]
-        if kind == "claim":
-            return self._claim(state, player, order.payload[1] if len(order.payload) > 1 else positions.lead(g, b))
+        if kind == "claim":   # decided once every order of the turn is in (CHOICE 181)
+            g.setdefault("claimed", []).append([player, order.payload[1] if len(order.payload) > 1 else positions.lead(g, b)])
+            return []
         if kind == "claims":
             st["claims"] = order.payload[1]
         if kind == "overflow":
@@ -1814,6 +1826,23 @@ class FaithRules(Rules):
         pos = positions.lead(g, belief)
         hand = g["hands"][positions.controller(g, pos)]
         return self.population(g, pos) + sum(hand.get(m, 0) for m in positions.members(g, pos))
+
+    def _decide_claims(self, state) -> list[Event]:
+        """CHOICE 181: the claims of a turn are decided after all its orders, in the order they
+        were made, so that the other gods' `accept claims` / `contest claims` and every other
+        order of the same turn are known (orders of one turn are simultaneous)."""
+        g = state["game"]
+        events: list[Event] = []
+        for player, b in g.pop("claimed", []):
+            if state["flow"].get("over"):
+                break
+            alive = b in g["beliefs"] and g["beliefs"][b]["alive"]
+            if not alive or positions.controller(g, positions.lead(g, b)) != player:
+                events.append({"type": "claim_lapsed", "player": player, "belief": b,
+                               "why": "the belief died" if not alive else "the belief is no longer yours"})
+                continue
+            events += self._claim(state, player, positions.lead(g, b))
+        return events
 
     def _claim(self, state, player, b) -> list[Event]:
         g = state["game"]

@@ -365,8 +365,12 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
     try:
         order = matcher()
     except IllegalOrderError as err:
+        if state["flow"].get("over"):  # an earlier order ended the game: say so, as every game does
+            raise IllegalOrderError(
+                f"'{line.text}': the game is over", line.text, line.number, 1,
+            ) from err
         if not active and not rules.standing_orders(state, player):
-            if was_asked and not state["flow"].get("over"):
+            if was_asked:
                 raise IllegalOrderError(
                     f"'{line.text}': your part of this turn is over (the orders before it used up your actions)",
                     line.text, line.number, 1,
@@ -561,7 +565,9 @@ def resolve(rules: Rules, state: dict, scripts: dict[str, Script | None], seed: 
                                "reason": why, "to": player})
                 continue
             if player in asked and player not in active_players(rules, state) and not rules.standing_orders(state, player):
-                results.append(LineResult(line.number, line.text, "unused", reason="your part of this phase was over"))
+                why = ("the game is over (an order before it ended it)" if state["flow"].get("over")
+                       else "your part of this phase was over")
+                results.append(LineResult(line.number, line.text, "unused", reason=why))
                 continue
             try:
                 order, evs, standing = _run_line(rules, state, player, line, rng)
