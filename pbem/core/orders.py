@@ -148,6 +148,8 @@ def read_script(text: str) -> Script:
     """Split an order text into headers and order lines. Never raises on content."""
     script = Script()
     for number, raw_line in enumerate(text.splitlines(), start=1):
+        if not raw_line:
+            continue
         line = raw_line.split("#", 1)[0].strip()
         if not line:
             continue

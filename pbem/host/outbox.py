@@ -25,7 +25,10 @@ def header_safe(value: object, limit: int = 200) -> str:
     """Text fit for a header: CR, LF and every other control character become spaces (so
     nothing put in a header can start another header), runs of spaces collapse, and the
     result is cut to `limit` characters."""
-    text = _CONTROL.sub(" ", str(value or ""))
+    text = str(value or "")
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text[:limit]  # issue 17: nothing to clean (a printable text's only white space is ' ')
+    text = _CONTROL.sub(" ", text)
     text = " ".join(text.split())
     return text[:limit]
 

@@ -33,15 +33,20 @@ def parse_time(text: str) -> datetime:
 def iso(value: datetime | None) -> str | None:
     if value is None:
         return None
-    if value == _LAST_ISO[0] and value.tzinfo is not None:  # issue 17: the same second, again and again
-        return _LAST_ISO[1]
+    aware = value.utcoffset() is not None
+    if aware:  # issue 17: ingest writes the same few times (now, the deliveries) again and again
+        text = _ISO.get(value)
+        if text is not None:
+            return text
     text = value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if value.tzinfo is not None:
-        _LAST_ISO[:] = [value, text]
+    if aware:
+        if len(_ISO) >= 256:
+            _ISO.clear()
+        _ISO[value] = text  # (aware times that are the same instant are equal, and hash alike)
     return text
 
 
-_LAST_ISO: list = [None, None]  # the last aware time `iso` wrote, and its text
+_ISO: dict[datetime, str] = {}
 
 
 MAX_EVERY_DAYS = 3660  # ten years a turn: longer is a typo, and far later dates overflow

@@ -323,7 +323,8 @@ def find_orders(text: str) -> Found:
         if not line or line.startswith("#"):
             continue
         if line[0] not in _BLOCK_FIRST:  # issue 17: no header, END or press line starts so
-            command = command_of(line) if line.split(None, 1)[0].lower() in _FIRST_WORDS else None
+            # (no command word is longer than 8 characters: the first 9 show whether it is one)
+            command = command_of(line) if line[:9].split(None, 1)[0].lower() in _FIRST_WORDS else None
             if command:
                 request = Request(command[0], command[1], number, line, depth, in_block=cur is not None)
                 (cur.requests if cur is not None else loose).append(request)
@@ -415,7 +416,9 @@ def order_text(game_id: str, player: str, found: Found) -> bytes:
         placed[block.password_line or 1] = f"PASSWORD {block.password}"
     for number, (_, line) in zip(block.numbers, block.orders):
         placed[number] = line
-    last = max(placed, default=0)
-    return ("\n".join(placed.get(n, "") for n in range(1, last + 1)) + "\n").encode("utf-8")
+    lines = [""] * max(placed, default=0)
+    for number, line in placed.items():
+        lines[number - 1] = line
+    return ("\n".join(lines) + "\n").encode("utf-8")
 
 

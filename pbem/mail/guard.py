@@ -36,7 +36,7 @@ from email.message import Message
 
 from pbem.host import schedule
 from pbem.host.outbox import clean_address, header_safe
-from pbem.mail.headers import automatic, header, names_present, raw_header, sender_of
+from pbem.mail.headers import automatic, header, names_present, once, raw_header, sender_of
 from pbem.mail.outcome import Context, Outcome
 
 log = logging.getLogger("pbem.mail")
@@ -63,7 +63,7 @@ def _parts(msg: Message, limit: int = 50):
 
 def _payload_text(part: Message) -> str:
     try:
-        data = part.get_payload(decode=True)
+        data = once(part, "payload", lambda: part.get_payload(decode=True))
     except Exception:  # noqa: BLE001 - undecodable: treated as empty
         return ""
     if data is None:
@@ -158,7 +158,7 @@ def _diagnostic(body: str, addr: str) -> str:
 
 def is_bounce(msg: Message, why: str | None) -> bool:
     try:
-        if msg.get_content_type() == "multipart/report" and "delivery-status" in (msg.get_param("report-type") or ""):
+        if once(msg, "ctype", msg.get_content_type) == "multipart/report" and "delivery-status" in (msg.get_param("report-type") or ""):
             return True
     except Exception:  # noqa: BLE001 - malformed content-type
         return False
@@ -249,7 +249,7 @@ def auto_reply(msg: Message) -> str | None:
 
 def _plain_body(msg: Message) -> str | None:
     for part in _parts(msg, 10):
-        if part.get_content_type() == "text/plain" and not part.get_filename():
+        if once(part, "ctype", part.get_content_type) == "text/plain" and not once(part, "filename", part.get_filename):
             return _payload_text(part)[:8000]
     return None
 

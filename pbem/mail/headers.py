@@ -19,6 +19,18 @@ log = logging.getLogger("pbem.mail")
 OWN_HEADER = "X-PBEM-Mail"  # on every message we send: we never answer our own mail
 
 
+def once(part: Message, what: str, compute):
+    """`compute()` (a question about a part of a message: its content type, file name, decoded
+    payload), asked once a part of a message `ingest` read (issue 17: the guard and the text
+    finder ask the same), else each time. What raises is not kept: it raises again."""
+    memo = getattr(part, "_pbem_memo", None)
+    if memo is None:
+        return compute()
+    if what not in memo:
+        memo[what] = compute()
+    return memo[what]
+
+
 def msgid_ok(value: str | None) -> str | None:
     """A Message-ID as it may be stored and echoed (one <...> token), or None."""
     value = header_safe(value, 500)
@@ -168,7 +180,7 @@ def _automatic(msg: Message, sender: str | None, own: str | None) -> str | None:
     if sender and _AUTO_SENDERS.search(sender.partition("@")[0]):
         return f"bounce or automatic sender ({sender})"
     try:
-        ctype = msg.get_content_type()
+        ctype = once(msg, "ctype", msg.get_content_type)
     except Exception:
         ctype = ""
     if ctype == "multipart/report":

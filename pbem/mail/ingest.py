@@ -73,6 +73,8 @@ KEEP_OF_LARGE = 64 * 1024  # how much of a large message is read for its headers
 def _parse(raw: bytes) -> Message:
     msg = email.message_from_bytes(raw)  # compat32: fast, lenient; headers decoded on demand
     msg._pbem_headers = {}  # issue 17: each header read once (pbem.mail.headers.raw_header)
+    for part in msg.walk():  # and each part's content type, file name and payload (headers.once)
+        part._pbem_memo = {}
     return msg
 
 

@@ -11,6 +11,7 @@ from email.message import Message
 from html.parser import HTMLParser
 
 from pbem.host.outbox import header_safe
+from pbem.mail.headers import once
 
 log = logging.getLogger("pbem.mail")
 
@@ -139,7 +140,7 @@ class Texts:
 
 def _part_text(part: Message) -> str | None:
     try:
-        payload = part.get_payload(decode=True)
+        payload = once(part, "payload", lambda: part.get_payload(decode=True))
     except Exception:
         return None
     if payload is None:
@@ -169,7 +170,7 @@ def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
         budget[0] -= 1
         if budget[0] < 0 or depth > 30:
             return
-        ctype = part.get_content_type()
+        ctype = once(part, "ctype", part.get_content_type)
         if ctype in ("message/rfc822", "message/global"):
             inner = part.get_payload()
             if isinstance(inner, list) and inner and isinstance(inner[0], Message):
@@ -183,7 +184,7 @@ def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
                         walk(sub, depth + 1)
             return
         try:
-            filename = part.get_filename()
+            filename = once(part, "filename", part.get_filename)
             if filename and "=?" in filename:
                 filename = str(make_header(decode_header(filename)))
         except Exception:
