@@ -463,8 +463,11 @@ def failpoint(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
-    game = _game(db, game_id)
+def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: dict | None = None):
+    """The work of _resolve_phase inside its transaction. `known` (autoplay, issue 17): the
+    game's row, its players' rows and the open turn's state and deadline, read in this same
+    transaction, so not read again."""
+    game = known["game"] if known else _game(db, game_id)
     rules = get_rules(game["type"])
     number = game["phase"]
     if game["status"] != "running":
@@ -474,12 +477,15 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool):
 
     if controls.paused_waiting(game):
         return Resolved(game_id, number, "waiting", controls.paused_waiting(game)), None
-    phase = _phase(db, game_id, number)
-    state = loads(phase["state"])
+    if known:
+        phase, state = {"deadline": known["deadline"]}, known["state"]
+    else:
+        phase = _phase(db, game_id, number)
+        state = loads(phase["state"])
     collect_turn_files(db, game_id, number, turns)
     asked = engine.active_players(rules, state)
     latest = read.latest_submissions(db, game_id, number)
-    seated = {p["name"]: p for p in _players(db, game_id)}
+    seated = {p["name"]: p for p in (known["players"] if known else _players(db, game_id))}
     if controls.bot_submissions(db, game, rules, state, asked, latest, list(seated.values())):  # bot seats play now
         latest = read.latest_submissions(db, game_id, number)
     humans = [p for p in asked if not seated[p].get("bot") and not seated[p].get("vacant")]  # vacant: defaults
@@ -700,27 +706,46 @@ def bot_script(rules, state: dict, player: str, rng, limit: int = 60) -> list[st
 def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path | None = DEFAULT_TURNS) -> list[Resolved]:
     """Every seat plays random legal orders (through `submit`, as a GM would) until the game
     ends or `max_phases` turns are resolved. Reproducible: the bots' choices are seeded from
-    the game seed and the turn."""
+    the game seed and the turn.
+
+    Issue 17: one write transaction a turn, holding the bots' submissions and the resolution
+    (as `resolve` would store them, report files written after its commit), each row read once."""
     from random import Random
 
-    game = _game(db, game_id)
-    rules = get_rules(game["type"])
+    rules = get_rules(_game(db, game_id)["type"])
     results: list[Resolved] = []
-    count = 0
-    while game["status"] == "running" and (max_phases is None or count < max_phases):
-        state = current_state(db, game)
-        latest = read.latest_submissions(db, game_id, game["phase"])
-        for player in engine.active_players(rules, state):
-            if player in latest:
-                continue
-            rng = Random(f"{game['seed']}/bot/{game['phase']}/{player}")
-            lines = bot_script(rules, state, player, rng)
-            text = "\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n"
-            submit(db, game_id, player, text.encode(), source="bot", trusted=True)
-        step = resolve(db, [game_id], turns=turns, max_phases=1)
-        results += step
-        count += 1
-        game = _game(db, game_id)
+    if turns is not None:
+        restore_report_files(db, turns)  # as `resolve` does first
+    while max_phases is None or len(results) < max_phases:
+        with store.write_transaction(db):
+            game = _game(db, game_id)
+            if game["status"] != "running":
+                break
+            number = game["phase"]
+            row = db.execute("select state, deadline from phases where game_id = ? and number = ?", [game_id, number]).fetchone()
+            if row is None:
+                raise NotFound(f"game '{game_id}' has no turn {number}")
+            state = loads(row[0])
+            seats = _players(db, game_id)
+            latest = read.latest_submissions(db, game_id, number)
+            for player in engine.active_players(rules, state):
+                if player in latest:
+                    continue
+                rng = Random(f"{game['seed']}/bot/{number}/{player}")
+                lines = bot_script(rules, state, player, rng)
+                text = "\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n"
+                submit(db, game_id, player, text.encode(), source="bot", trusted=True, known=(game, seats))
+            result, texts = _resolve_locked(db, game_id, False, turns, False,
+                                            known={"game": game, "players": seats, "state": state, "deadline": row[1]})
+            if texts is not None:
+                failpoint("resolve-before-commit")
+        if texts is not None:
+            failpoint("resolve-after-commit")
+            try:
+                _write_report_files(turns, game_id, result.turn + 1, texts)
+            except OSError as err:  # as _resolve_phase: the turn is stored; a later run restores the files
+                result.warning = _files_warning(err)
+        results.append(result)
     return results
 
 
