@@ -26,6 +26,22 @@ def bytecode_cache() -> jinja2.BytecodeCache | None:
 
 
 _DICT_ATTRS = frozenset(dir(dict))
+# A line `{# part #}` cuts a template into parts (issue 17): text_reports renders each part on
+# its own, once for every reader who sees what it reads the same (a position's public
+# table once a turn, its private lines per reader); the whole renders as before.
+_PART = re.compile(r"^[ \t]*\{# part #\}[ \t]*\n", re.M)
+
+
+class _Loader(jinja2.FileSystemLoader):
+    """The templates' folder, where NAME#N is the Nth part of the template NAME (see _PART),
+    loaded (and compiled, and cached) as a template of its own."""
+
+    def get_source(self, environment, template):
+        base, sep, n = template.partition("#")
+        if not sep:
+            return super().get_source(environment, template)
+        source, filename, uptodate = super().get_source(environment, base)
+        return _PART.split(source)[int(n)], filename, uptodate
 
 
 class _Environment(jinja2.Environment):
@@ -44,7 +60,7 @@ class _Environment(jinja2.Environment):
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = _Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=_Loader(str(templates_dir())),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "htm", "xml", "svg"), default_for_string=False),
         trim_blocks=True,
         lstrip_blocks=True,
@@ -97,24 +113,26 @@ def seat_notes(players: list[dict]) -> list[str]:
 _OWN = frozenset(("player", "view", "colour", "events", "asked", "prompt", "order_groups", "summary", "press",
                   "event_lines", "position_text", "title"))
 _BARE = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
-_VIEW_USE = re.compile(r"(?<![.\w])view\b(?:\.([A-Za-z_]\w*)\b(?!\s*\()|\[\s*(['\"])(\w+)\2\s*\])?")
+_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'")
+_VIEW_USE = re.compile(r"(?<![.\w])view\b(?:\.get\(\s*(['\"])(\w+)\1\s*[,)]|\.([A-Za-z_]\w*)\b(?!\s*\()"
+                       r"|\[\s*(['\"])(\w+)\4\s*\])?")
 
 
 @lru_cache(maxsize=None)
 def _reads(name: str) -> tuple[frozenset[str], frozenset[str] | None] | None:
     """The names a report part may read from its context (issue 17), found in its tags, on the
     safe side (every name that stands alone, not after a dot), and the keys of `view` it reads
-    (None: `view` is used otherwise than as view.KEY or view["KEY"]). None when the part
+    (None: `view` is used otherwise than as view.KEY, view["KEY"] or view.get("KEY"...)). None when the part
     includes, imports or extends another template."""
     env = environment()
     source = env.loader.get_source(env, name)[0]
     source = "\n".join(re.findall(r"\{\{.*?\}\}|\{%.*?%\}", re.sub(r"\{#.*?#\}", "", source, flags=re.S), flags=re.S))  # the tags only
     if re.search(r"\{%[-+]?\s*(include|import|from|extends)\b", source):
         return None
-    names = frozenset(_BARE.findall(source))
+    names = frozenset(_BARE.findall(_STRING.sub('""', source)))  # a word in a string literal is read by no one
     keys = set()
     for m in _VIEW_USE.finditer(source):
-        key = m.group(1) or m.group(3)
+        key = m.group(2) or m.group(3) or m.group(5)
         if not key or key in _DICT_ATTRS:
             return names, None
         keys.add(key)
@@ -142,6 +160,24 @@ def _event_texts(rules, base: dict, events: list[dict], ctx: dict | None = None)
     return out
 
 
+@lru_cache(maxsize=None)
+def _parts(name: str) -> tuple[str, ...]:
+    """The names of the parts of the template `name` (NAME#0, NAME#1, ...: see _PART), or
+    the name alone when it has none."""
+    env = environment()
+    count = len(_PART.split(env.loader.get_source(env, name)[0]))
+    return tuple(f"{name}#{i}" for i in range(count)) if count > 1 else (name,)
+
+
+def _render_parts(template: jinja2.Template, ctx: dict, own: set[str], memo: dict) -> str:
+    """`template` rendered part by part (_render_part each, see _PART): the same text."""
+    parts = _parts(template.name)
+    if len(parts) == 1:
+        return _render_part(template, ctx, own, memo)
+    env = environment()
+    return "".join(_render_part(env.get_template(name), ctx, own, memo) for name in parts)
+
+
 def _render_part(template: jinja2.Template, ctx: dict, own: set[str], memo: dict) -> str:
     """An included part of a report rendered on its own (as `{% include %}` would, with the
     report's context): once for every reader whose own variables (`own`) it reads are the
@@ -154,9 +190,10 @@ def _render_part(template: jinja2.Template, ctx: dict, own: set[str], memo: dict
     view = ctx["view"]
     if view_keys is not None and type(view) is dict:
         names = names - {"view"}
-        key = pickle.dumps([(k, ctx[k]) for k in sorted(names)] + [(k, k in view, view.get(k)) for k in sorted(view_keys)])
+        key = pickle.dumps([template.name] + [(k, ctx[k]) for k in sorted(names)]
+                           + [(k, k in view, view.get(k)) for k in sorted(view_keys)])
     else:
-        key = pickle.dumps([(k, ctx[k]) for k in sorted(names)])
+        key = pickle.dumps([template.name] + [(k, ctx[k]) for k in sorted(names)])
     if key not in memo:
         memo[key] = template.render(**ctx)
     return memo[key]
@@ -207,6 +244,6 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
         own = set(ctx) - set(base)
         lines = texts if texts and own <= _OWN else _event_texts(rules, base, ctx["events"], ctx)
         ctx["event_lines"] = [lines[id(e)] for e in ctx["events"]]
-        ctx["position_text"] = _render_part(position, ctx, own, memo)
+        ctx["position_text"] = _render_parts(position, ctx, own, memo)
         out[viewer or ""] = report.render(**ctx)
     return out
