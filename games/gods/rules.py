@@ -479,19 +479,28 @@ class GodsRules(Rules):
                   "temple": reachable(legal.temple_cost) if legal.temples else 0,
                   "wasteland": len(frontier) if legal.waste else 0}
         groups: dict[str, list[str]] = {}
-        wanted = {verb: min(per_verb, n) for verb, n in totals.items() if n}
+        missing = sum(min(per_verb, n) for n in totals.values())  # examples still wanted, all verbs
+        tribe_at = legal.money // legal.tribe_cost if legal.tribe_cost else 7  # most cards adjoined affordable
+        temple_at = legal.money // legal.temple_cost if legal.temple_cost else 7
         for k, adj, _ in frontier:  # the placements, cell by cell, until each verb has its examples
-            if all(len(groups.get(verb, ())) >= n for verb, n in wanted.items()):
+            if missing <= 0:
                 break
-            here = [("tribe", c) for c in legal.colours] if adj * legal.tribe_cost <= legal.money else []
-            if legal.temples and adj * legal.temple_cost <= legal.money:
-                here.append(("temple", None))
-            if legal.waste:
-                here.append(("wasteland", None))
-            for verb, colour in here:
-                texts = groups.setdefault(verb, [])
+            if adj <= tribe_at:
+                for colour in legal.colours:
+                    texts = groups.setdefault("tribe", [])
+                    if len(texts) < per_verb:
+                        texts.append(_placement("tribe", k, colour).text)
+                        missing -= 1
+            if legal.temples and adj <= temple_at:
+                texts = groups.setdefault("temple", [])
                 if len(texts) < per_verb:
-                    texts.append(_placement(verb, k, colour).text)
+                    texts.append(_placement("temple", k).text)
+                    missing -= 1
+            if legal.waste:
+                texts = groups.setdefault("wasteland", [])
+                if len(texts) < per_verb:
+                    texts.append(_placement("wasteland", k).text)
+                    missing -= 1
         out = [(verb, texts, totals[verb]) for verb, texts in groups.items()]
         moves = sum(n for _, n in legal.moves) // len(legal.verbs) if legal.verbs else 0
         if moves:  # the wasteland moves: per wasteland, per frontier cell, each verb
@@ -853,6 +862,12 @@ class GodsRules(Rules):
         if player is not None:
             public["you"] = player
         return public
+
+    def views(self, state, viewers):
+        """Every god sees the whole table (view adds only `you`): the public view is worked
+        out once and shared (issue 17)."""
+        public = self.view(state, None)
+        return [public if v is None else {**public, "you": v} for v in viewers]
 
     def summary(self, view):
         """The position as a score sheet: whose turn, the display, the piles and the stocks."""

@@ -234,6 +234,11 @@ class Rules:
         """All `player` may see (None: the public). Reports are rendered from views only."""
         raise NotImplementedError
 
+    def views(self, state: dict, viewers: list[str | None]) -> list[dict]:
+        """view(state, v) for each of `viewers`, in order, for one turn's reports (issue 17: a
+        game whose viewers see the same may work it out once). Read only: views may share parts."""
+        return [self.view(state, v) for v in viewers]
+
     def scores(self, state: dict) -> dict[str, int]:
         return {}
 

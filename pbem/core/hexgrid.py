@@ -36,33 +36,33 @@ def draw(cells: dict[str, str], marks: dict[str, str] | None = None, width: int 
     allcells = {**{k: v for k, v in marks.items()}, **cells}
     if not allcells:
         return "(empty)"
-    coords = [parse_key(k) for k in allcells]
-    # x position in half-cells: 2q + r
-    xs = [2 * q + r for q, r in coords]
-    xmin = min(xs)
-    rmin = min(r for _, r in coords)
-    rmax = max(r for _, r in coords)
+    # issue 17: the cells grouped by row in one pass (x position in half-cells: 2q + r)
+    rows: dict[int, list[tuple[int, str]]] = {}
+    xmin = None
+    for k in allcells:
+        q, r = parse_key(k)
+        x = 2 * q + r
+        if xmin is None or x < xmin:
+            xmin = x
+        rows.setdefault(r, []).append((q, k))
     half = (width + 1) // 2
     lines = []
-    for r in range(rmin, rmax + 1):
-        row = sorted((q for q, rr in coords if rr == r))
-        if not row:
-            continue
+    for r in sorted(rows):
+        row = [(q, k, allcells[k].split("\n")) for q, k in sorted(rows[r])]
         top = []
-        depth = max(allcells[key(q, r)].count("\n") + 1 for q in row)
+        depth = max(len(parts) for _, _, parts in row)
         mids: list[list[str]] = [[] for _ in range(depth)]
         cursor = 0
-        for q in row:
+        for q, k, parts in row:
             x = (2 * q + r - xmin) * half
-            pad = x - cursor
-            k = key(q, r)
-            parts = allcells[k].split("\n")
-            top.append(" " * pad + k.center(width))
+            pad = " " * (x - cursor)
+            top.append(pad + k.center(width))
+            framed = k in cells
             for i, mid in enumerate(mids):
                 label = parts[i] if i < len(parts) else ""
                 if depth > 1:
                     label = label.center(width - 2)
-                mid.append(" " * pad + (f"[{label}]" if k in cells else f" {label} ").center(width))
+                mid.append(pad + (f"[{label}]" if framed else f" {label} ").center(width))
             cursor = x + width
         lines.append("".join(top).rstrip())
         lines.extend("".join(mid).rstrip() for mid in mids)

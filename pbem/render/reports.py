@@ -227,8 +227,8 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
     requests = rules.requests(state)
     report = environment().get_template("report.txt.j2")
     out = {}
-    for viewer in [None] + [p["name"] for p in players]:
-        view = rules.view(state, viewer)
+    viewers = [None] + [p["name"] for p in players]
+    for viewer, view in zip(viewers, rules.views(state, viewers)):
         ctx = dict(base)
         ctx.update(
             player=viewer,
