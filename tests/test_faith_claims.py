@@ -1,5 +1,5 @@
-"""Faith's victory claims beyond the scenarios: orders of players not asked in the phase
-(which scenarios cannot send) and what is said about lines after the game's end."""
+"""Faith's victory claims beyond the scenarios (orders of players not asked in the phase,
+which scenarios cannot send), and the Jihad holder's legal list in compact pace."""
 
 from __future__ import annotations
 
@@ -55,3 +55,14 @@ def test_a_claim_is_acknowledged_as_decided_after_the_turn_and_later_lines_run()
     again = engine.check_script(RULES, state, "ann", read_script("claim\nclaim"))
     assert again[1].status == "rejected" and "already claim victory this turn" in again[1].reason
 
+
+def test_the_jihad_holders_infidel_orders_are_listed_once_in_compact_pace():
+    import tomllib
+    from pathlib import Path
+    data = tomllib.loads(Path("games/faith/scenarios/text-jihad-infidels-move-and-attack-first.toml").read_text())
+    data.pop("step"), data.pop("expect", None), data.pop("dice", None)
+    [out] = scenario.run(scenario.from_data(data))
+    legal = [o.text for o in RULES.legal_orders(out.state, "ann")]
+    infidel = [t for t in legal if t.startswith("infidel ")]
+    assert infidel and "infidel attack 21 egyptian with 1 militia 12" in infidel
+    assert len(infidel) == len(set(infidel)), sorted(t for t in infidel if infidel.count(t) > 1)

@@ -940,9 +940,7 @@ class FaithRules(Rules):
                 out += [Order(("convert", *t), ("convert", *t)) for t in convert_orders(self.tab, g, b)]
                 out += [Order(("slaughter", *t), ("slaughter", *t)) for t in slaughter_orders(self.tab, g, b)]
                 out += [Order(("pogrom", *t), ("pogrom", *t)) for t in pogrom_orders(self.tab, g, b)]
-            if self._can_step(g, 3) and g["pace"] == "compact":
-                out += self._infidel_examples(state, player)
-            if self._can_step(g, 3):
+            if self._can_step(g, 3):   # the Jihad's infidels are listed once, by _legal_orders
                 if b not in g["battled"]:
                     out += bot.move_examples(self, state, player, b)
                 out += [Order(("assassinate", *t), ("assassinate", *t)) for t in assassinate_orders(g, b)]
