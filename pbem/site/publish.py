@@ -185,10 +185,6 @@ def _game_context(game: Game, root: str) -> dict:
     }
 
 
-def _index_context(games: list[Game]) -> dict:
-    return {"root": "", "games": [game_summary(g) for g in games]}
-
-
 # --- feeds ------------------------------------------------------------------------------------
 
 def _uuid(*parts) -> str:
