@@ -216,6 +216,26 @@ def test_set_address_tells_both_addresses_and_moves_the_seat(game, tmp_path):
     assert out.outcome == "accepted" and out.player == "alice"
 
 
+def test_a_command_takes_effect_for_the_next_message_of_the_same_run(game, tmp_path):
+    """Issue 17: one ingest run keeps the games and players rows it read while only orders,
+    REPORT and HELP come in; a mail command that changes a seat (here SET ADDRESS) is seen by
+    the very next message of the run."""
+    db, pw = game
+    box = tmp_path / "box"
+    box.mkdir()
+    messages = [("alice@example.org", f"PASSWORD {pw['alice']}\ntribe purple 2,-1\n"),
+                ("alice@example.org", f"PASSWORD {pw['alice']}\nSET ADDRESS alice@new.example\n"),
+                ("alice@example.org", f"PASSWORD {pw['alice']}\nPLAYER alice\ntribe purple 2,-1\n"),
+                ("alice@new.example", f"PASSWORD {pw['alice']}\ntribe purple 2,-1\n")]
+    for n, (sender, body) in enumerate(messages):
+        (box / f"{n}.eml").write_text(f"From: {sender}\nTo: gm@pbem.example\nSubject: [g1] orders\n"
+                                      f"Message-ID: <run-{n}@example.org>\n\n{body}", encoding="utf-8")
+    before, moved, old, new = mail_ingest.ingest(db, [box], turns=str(tmp_path / "turns")).results
+    assert before.outcome == "accepted" and moved.outcome == "accepted", (before.reason, moved.reason)
+    assert old.outcome == "rejected" and "sender mismatch" in old.reason
+    assert new.outcome == "accepted" and new.player == "alice"
+
+
 def test_resign_leaves_the_seat_and_the_gm_is_told(game, tmp_path):
     db, pw = game
     out, mail = send(db, tmp_path, "carol@example.org", f"PASSWORD {pw['carol']}\nRESIGN\n")

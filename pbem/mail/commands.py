@@ -177,8 +177,24 @@ class Incoming:
         handler may change a game."""
         key = name.lower() if name else name
         if key not in self.games_seen:
-            self.games_seen[key] = _known_game(self.db, name)
+            kept = self.ctx.rows
+            if kept is not None and ("game", key) in kept:
+                row = kept[("game", key)]
+                self.games_seen[key] = dict(row) if row else row
+            else:
+                self.games_seen[key] = _known_game(self.db, name)
+                if kept is not None:
+                    kept[("game", key)] = dict(self.games_seen[key]) if self.games_seen[key] else None
         return self.games_seen[key]
+
+    def game_players(self, game_id: str) -> list[dict]:
+        """`host.players`, read once a run while no message changes them (see Context.rows)."""
+        kept = self.ctx.rows
+        if kept is None:
+            return host.players(self.db, game_id)
+        if ("players", game_id) not in kept:
+            kept[("players", game_id)] = host.players(self.db, game_id)
+        return [dict(p) for p in kept[("players", game_id)]]
 
     def ignore(self, why: str) -> Outcome:
         self.out.outcome, self.out.reason = "ignored", why
@@ -736,7 +752,15 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
     m.found = choose(m.texts)
     requests = _request_list(m.found)
     if len(requests) > 1 or (requests and requests[0] is not None and requests[0].name not in _LEGACY):
-        return _many(m, requests)
+        # mail commands may change a game or its players (RESIGN, SET ADDRESS, JOIN...): no
+        # row read before is kept (orders, REPORT and HELP, alone, change neither)
+        if ctx.rows is not None:
+            ctx.rows.clear()
+        try:
+            return _many(m, requests)
+        finally:
+            if ctx.rows is not None:
+                ctx.rows.clear()
     if requests and requests[0] is not None:
         m.request = requests[0]
     command = COMMANDS[m.found.command or "orders"]
@@ -752,7 +776,7 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
     if not m.game:
         return _unknown_game(m, game_id)
     out.game_id = game_id
-    m.players = host.players(db, game_id)
+    m.players = m.game_players(game_id)
     m.rows_fresh = True  # one request: nothing is written before its handler reads them
     m.player_name = _who(m)
     if command.needs == "player":

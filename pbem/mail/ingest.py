@@ -143,6 +143,8 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
     except Exception as err:
         # anything unforeseen: the message is kept and rejected as unreadable, never a traceback
         log.exception("%s: cannot process", item.origin)
+        if ctx.rows is not None:
+            ctx.rows.clear()
         out = Outcome(item.origin, "rejected", f"unreadable: {type(err).__name__}: {header_safe(err, 200)}")
         with db.atomic():
             out.inbox_id = _insert(db, "inbox", dict(row, outcome="rejected", reason=out.reason))
@@ -206,7 +208,7 @@ def ingest(db, paths: list[str | Path], own_address: str | None = None, on_resul
     most a batch that re-ingesting redoes -- and none that was reported: `on_result` sees
     each outcome once its batch is committed (nothing is told accepted that a crash could
     still take back). Returns the tally."""
-    ctx = Context(own=clean_address(own_address), max_bytes=max_bytes, turns=turns)
+    ctx = Context(own=clean_address(own_address), max_bytes=max_bytes, turns=turns, rows={})
     tally = Tally()
     items = list(iter_items(paths))
     conn = db.conn
@@ -223,6 +225,7 @@ def ingest(db, paths: list[str | Path], own_address: str | None = None, on_resul
         for item in items:
             if not conn.in_transaction:
                 conn.execute("BEGIN IMMEDIATE")
+                ctx.rows.clear()  # another process may have changed a game since the last commit
             result = ingest_item(db, item, ctx)
             tally.results.append(result)
             done.append(result)

@@ -48,3 +48,7 @@ class Context:
     # where report files go when a message opens a turn (a JOIN that fills a game starts it);
     # None: PBEM_TURNS, else ./turns
     turns: str | None = None
+    # issue 17: games and players rows read in the transaction under way, kept while no message
+    # has changed them (pbem.mail.commands.dispatch empties it before a mail command runs;
+    # ingest when it begins a transaction). None: each message reads them
+    rows: dict | None = None
