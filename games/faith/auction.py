@@ -27,7 +27,8 @@ private order. Nothing here reads the board: pure functions of positions, maxima
 from __future__ import annotations
 
 from . import positions
-from .world import hand_total, pay
+from .hands import pay
+from .world import hand_total
 
 
 def simulate(order: list[str], maxima: dict[str, int], opening: int = 1) -> dict:
@@ -134,7 +135,7 @@ def transcript_events(g: dict, kind: str, steps: list[dict], stacks: dict[str, i
 
 def spend(g: dict, kind: str, stacks: dict[str, int]) -> list[dict]:
     """"All bid amounts ARE SPENT ... and placed in the soul bank" (L406): each stack is paid
-    from its controller's hand (own-belief chips first, CHOICE 35)."""
+    from its controller's hand (own-belief chips first, CHOICE 35, 183)."""
     for p, n in stacks.items():
         if n:
             pay(g, positions.controller(g, p), n, p)

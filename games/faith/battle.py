@@ -11,7 +11,8 @@ from . import positions
 from .conversion import martyrdom
 from .population import can_enter, room
 from .tables import Tables, modern_arms
-from .world import INFIDEL, add_pop, bank, bless, pay, pop_of, units_at
+from .hands import pay
+from .world import INFIDEL, add_pop, bank, bless, pop_of, units_at
 
 MARTYR_CAUSES = ("battle", "assassination", "lightning", "plague")
 

@@ -37,7 +37,7 @@ counts them with `held()`.
 
 from __future__ import annotations
 
-from . import positions
+from . import hands, positions
 from .world import bank, to_hand
 
 SIDES = {"strike": ("attacker", "defender"), "judgement": ("accuser", "accused")}
@@ -45,41 +45,14 @@ SIDES = {"strike": ("attacker", "defender"), "judgement": ("accuser", "accused")
 
 # --- chips ---------------------------------------------------------------------------------
 
-def own_beliefs(g: dict, player: str) -> list[str]:
-    """The beliefs of a player's living positions, her first position's first."""
-    return [b for pos in positions.positions_of(g, player) for b in positions.members(g, pos)]
-
-
-def _own(g: dict, player: str, pos: str | None) -> list[str]:
-    """The chips that are "one's own": the position's beliefs (the attacker, the defender), or
-    those of all the player's positions (a supporter)."""
-    return positions.members(g, pos) if pos else own_beliefs(g, player)
-
-
 def can_wager(g: dict, player: str, own_only: bool, pos: str | None = None) -> int:
-    hand = g["hands"].get(player, {})
-    if own_only:
-        return sum(hand.get(b, 0) for b in _own(g, player, pos))
-    return sum(hand.values())
+    """own_only (a Direct Attack, CHOICE 68): the position's own chips (a supporter: all hers)."""
+    return hands.available(g, player, pos, own_only)
 
 
 def _take(g: dict, player: str, n: int, own_only: bool, pos: str | None = None) -> dict[str, int]:
-    """n chips out of a hand into a contest's stake: own-belief chips first (CHOICE 35); only
-    those with own_only (CHOICE 68)."""
-    hand = g["hands"][player]
-    mine = [b for b in _own(g, player, pos) if b in hand]
-    order = mine + ([] if own_only else sorted(b for b in hand if b not in mine))
-    chips: dict[str, int] = {}
-    for b in order:
-        if n == 0:
-            break
-        k = min(hand[b], n)
-        to_hand(g, player, b, -k)
-        chips[b] = k
-        n -= k
-    if n:
-        raise ValueError(f"{player} cannot wager that much")  # checked before
-    return chips
+    """n chips out of a hand into a contest's stake, by the one rule (CHOICE 35, 183)."""
+    return hands.take(g, player, n, pos, own_only=own_only)
 
 
 def held(g: dict) -> dict[str, int]:

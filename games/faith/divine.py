@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import positions
 from .battle import kill_pop, kill_unit
+from .hands import pay
 from .tables import Tables, level
 from .world import (
     INFIDEL,
@@ -14,7 +15,6 @@ from .world import (
     count_units,
     hand_total,
     pacify_all,
-    pay,
     pop_of,
     total_pop,
     units_at,

@@ -26,7 +26,7 @@ roll+points placed by other players wins and survives the other is removed from 
 
 from __future__ import annotations
 
-from . import positions
+from . import hands, positions
 from .battle import kill_unit
 from .tables import Tables
 from .world import bank, to_hand
@@ -127,20 +127,9 @@ def wager_check(g: dict, player: str, n: int, hid: str, belief: str) -> str | No
 
 
 def wager(g: dict, player: str, n: int, hid: str, belief: str) -> list[dict]:
-    from .contests import own_beliefs
     d = g["pending"]["duel"]
     belief = positions.lead(g, belief)
-    hand = g["hands"][player]
-    mine = [b for b in own_beliefs(g, player) if b in hand]
-    chips: dict[str, int] = {}
-    left = n
-    for b in mine + sorted(b for b in hand if b not in mine):
-        if not left:
-            break
-        k = min(hand[b], left)
-        to_hand(g, player, b, -k)
-        chips[b] = k
-        left -= k
+    chips = hands.take(g, player, n)   # any chips of the hand, own first (CHOICE 35, 183)
     for s in d["stakes"]:
         if s["player"] == player and s["at"] == hid and s["belief"] == belief:
             for b, k in chips.items():

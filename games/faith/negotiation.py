@@ -29,8 +29,9 @@ from __future__ import annotations
 from pbem.core.errors import IllegalOrderError, InvalidOrderError
 from pbem.core.orders import Order
 
-from . import positions
-from .world import INFIDEL, bank, hand_total, pay, to_hand, units_at
+from . import hands, positions
+from .hands import beliefs_of, pay
+from .world import INFIDEL, bank, hand_total, to_hand, units_at
 
 VERBS = ("cede", "trade", "proselytize", "accept", "covenant", "schism", "found", "rapture")
 TWO_SIDED = ("trade", "proselytize", "accept")
@@ -45,11 +46,6 @@ def asked(g: dict) -> list[str]:
     out = [p for p in positions.players_in_order(g)]
     out += [p for p in g["seats"] if not positions.positions_of(g, p)]
     return out
-
-
-def beliefs_of(g: dict, player: str) -> list[str]:
-    """The living beliefs a player controls (both members of a covenant), clockwise."""
-    return [b for pos in positions.positions_of(g, player) for b in positions.members(g, pos)]
 
 
 def _free(g: dict, player: str, pos: str) -> None:
@@ -384,7 +380,7 @@ def _transfer(g: dict, payer: str, receiver: str, item: list, belief: str | None
         g["initiative"] = positions.primary(g, receiver)
         return {"initiative": g["initiative"]}
     if item[0] == "faith":
-        moved = _from_hand(g, payer, item[1], belief)
+        moved = hands.take(g, payer, item[1], belief=belief)
         for x, k in moved.items():
             to_hand(g, receiver, x, k)
         return {"faith": moved}
@@ -392,25 +388,6 @@ def _transfer(g: dict, payer: str, receiver: str, item: list, belief: str | None
     to = positions.primary(g, receiver)   # CHOICE 106: a unit got by trade joins the receiver's first position
     g["units"][u]["o"] = to
     return {"unit": item[1], "at": item[2], "belief": to}
-
-
-def _from_hand(g: dict, player: str, n: int, belief: str | None) -> dict[str, int]:
-    """Take n chips out of a hand: of `belief`, or the player's own beliefs' first, then the others by name."""
-    if belief:
-        to_hand(g, player, belief, -n)
-        return {belief: n}
-    own = beliefs_of(g, player)
-    h = g["hands"][player]
-    moved: dict[str, int] = {}
-    left = n
-    for x in [b for b in own if b in h] + sorted(x for x in h if x not in own):
-        k = min(left, h.get(x, 0))
-        if k:
-            moved[x] = k
-            left -= k
-    for x, k in moved.items():
-        to_hand(g, player, x, -k)
-    return moved
 
 
 def _do_trade(rules, g, a, da, b, db) -> list[dict]:
@@ -442,7 +419,7 @@ def _do_proselytize(rules, state, seller, buyer, d) -> list[dict]:
     if len(beliefs_of(g, buyer)) + len(positions.members(g, pos)) > neg["max_beliefs"]:
         return [_fail(seller, buyer, what, f"{buyer} would control more than {neg['max_beliefs']} beliefs (CHOICE 95)")]
     paid = pay(g, buyer, neg["proselytize_bank"], None)
-    price = _from_hand(g, buyer, n, None) if n else {}
+    price = hands.take(g, buyer, n) if n else {}
     for x, k in price.items():
         to_hand(g, seller, x, k)
     for b in positions.members(g, pos):

@@ -84,7 +84,7 @@ from pbem.core.errors import AmbiguousOrderError, DataError, IllegalOrderError, 
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
-from . import auction, bot, contests, duels, jihad, limbo, negotiation, positions, responses
+from . import auction, bot, contests, duels, hands, jihad, limbo, negotiation, positions, responses
 from .battle import assassinate, assassinate_orders, resolve_battle
 from .conversion import (
     convert,
@@ -1779,18 +1779,8 @@ class FaithRules(Rules):
             return take(self.tab, g, player, b, hid, n, s)
         if kind == "give":
             _, n, belief, who = order.payload
-            moved = {}
-            if belief:
-                moved[belief] = n
-            else:
-                left = n
-                for x in ([b] if b in g["hands"][player] else []) + sorted(k for k in g["hands"][player] if k != b):
-                    k = min(left, g["hands"][player][x])
-                    if k:
-                        moved[x] = k
-                        left -= k
+            moved = hands.take(g, player, n, b, belief)   # own chips first (CHOICE 183)
             for x, k in moved.items():
-                to_hand(g, player, x, -k)
                 to_hand(g, who, x, k)
             # engine G5: one event seen by the giver and the receiver (CHOICE 72)
             return [{"type": "give", "from": player, "player": who, "faith": moved, "to": [player, who]}]

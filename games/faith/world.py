@@ -189,24 +189,6 @@ def to_hand(g: dict, player: str, belief: str, n: int) -> None:
         raise ValueError(f"{player}'s hand would hold {h[belief]} {belief}")
 
 
-def pay(g: dict, player: str, n: int, own: str | None) -> dict[str, int]:
-    """Pay n from a hand into the Soul Bank: own-belief chips first, then the others by name
-    (CHOICE 35). Returns what was paid, by belief."""
-    h = g["hands"][player]
-    if sum(h.values()) < n:
-        raise ValueError(f"{player} cannot pay {n}")
-    paid: dict[str, int] = {}
-    for b in ([own] if own in h else []) + sorted(x for x in h if x != own):
-        if n == 0:
-            break
-        k = min(h[b], n)
-        to_hand(g, player, b, -k)
-        bank(g, b, k)
-        paid[b] = k
-        n -= k
-    return paid
-
-
 # --- units ---------------------------------------------------------------------------------
 
 # While a position is only read (FaithRules.legal_orders: the engine asks every god's legal
