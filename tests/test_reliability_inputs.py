@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -165,7 +166,6 @@ def test_report_files_lost_to_a_kill_after_the_commit_are_restored_by_the_next_r
     assert not list((tmp_path / "turns").rglob("*.tmp"))
 
 
-
 def test_report_files_that_cannot_be_written_are_a_warning_and_never_stop_the_others(tmp_path):
     """The turn is committed before its report files are written (copies of the store): a
     failure to write them says so, says the game WAS resolved, and the other games go on;
@@ -190,6 +190,64 @@ def test_report_files_that_cannot_be_written_are_a_warning_and_never_stop_the_ot
     ok(pbem(tmp_path, "resolve", "--all"))
     assert sorted(f.name for f in (blocker / "reports").iterdir()) == ["alice.txt", "bob.txt", "public.txt"]
     assert not list((tmp_path / "turns").rglob("*.tmp"))
+
+
+def test_turn_folders_known_complete_are_not_listed_again_but_every_change_is_seen(tmp_path, monkeypatch):
+    """Issue 17: a run lists only the turn folders that changed since a run saw them complete
+    (pbem.host.folders: one stat a game otherwise), and still sees an order file dropped in,
+    a reports folder deleted, a turn resolved by a run killed before its files, and new
+    reports of an open turn (a writer touches the folder first)."""
+    from pbem import host
+    from pbem.host import folders, service
+
+    db = open_db(str(tmp_path / "pbem.db"))
+    turns = tmp_path / "turns"
+    for gid in ("g1", "g2", "g3"):
+        host.new_game(db, "gods", gid, ["alice", "bob"], seed="1", turns=turns)
+    hour_ago = os.stat(turns).st_mtime - 3600
+
+    def age():  # folders changed long ago, as on a host between two runs
+        for folder in turns.glob("*/*"):
+            os.utime(folder, (hour_ago, hour_ago))
+
+    listed = []
+    real_listdir = os.listdir
+    monkeypatch.setattr(folders.os, "listdir", lambda p=".": listed.append(str(p)) or real_listdir(p))
+    age()
+    assert host.resolve(db, turns=turns) == []  # nothing due; all three seen complete
+    assert sorted(listed) == sorted(str(turns / g / "1" / sub) for g in ("g1", "g2", "g3") for sub in ("", "reports"))
+    assert (turns / folders.LEDGER).is_file()
+    listed.clear()
+    assert host.resolve(db, turns=turns) == [] and listed == []  # nothing changed: nothing listed
+    assert host.due_games(db, turns) == [] and listed == []
+
+    (turns / "g1" / "1" / "alice.txt").write_text("PLAYER alice\nEND\n")  # an order file dropped in
+    shutil.rmtree(turns / "g2" / "1" / "reports")  # a reports folder deleted by hand
+    listed.clear()
+    assert host.due_games(db, turns) == ["g1"]
+    assert listed == [str(turns / "g1" / "1"), str(turns / "g2" / "1")]
+    assert service.restore_report_files(db, turns) == [turns / "g2" / "1" / "reports" / f"{w}.txt" for w in ("public", "alice", "bob")]
+    (turns / "g1" / "1" / "alice.txt").unlink()
+
+    # new reports of the open turn stored, the writer killed before its files: found by the touch
+    folders.touch_turn_folder(turns, "g3", 1)
+    db.execute("INSERT INTO reports (game_id, phase, player, text) VALUES ('g3', 1, 'carol', 'the report of carol')")
+    db.conn.commit()
+    assert service.restore_report_files(db, turns) == [turns / "g3" / "1" / "reports" / "carol.txt"]
+    assert (turns / "g3" / "1" / "reports" / "carol.txt").read_text() == "the report of carol"
+
+    # a turn resolved by a run killed after its commit: the next run writes its files
+    age()
+    host.resolve(db, turns=turns)
+    monkeypatch.setattr(service, "_write_report_files", lambda *a, **k: None)
+    [r] = host.resolve(db, ["g1"], force=True, turns=turns, max_phases=1)
+    assert r.outcome == "resolved" and not (turns / "g1" / "2").exists()
+    monkeypatch.undo()
+    listed.clear()
+    monkeypatch.setattr(folders.os, "listdir", lambda p=".": listed.append(str(p)) or real_listdir(p))
+    host.resolve(db, turns=turns)
+    assert sorted(f.name for f in (turns / "g1" / "2" / "reports").iterdir()) == ["alice.txt", "bob.txt", "public.txt"]
+    assert not any("g2" in p or "g3" in p for p in listed)  # the others still known complete
 
 
 # --- the store: newer, changed, broken, read-only, missing, full ----------------------------------------

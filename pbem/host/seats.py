@@ -208,6 +208,7 @@ def add_seat(db, game_id: str, name: str, email: str | None = None, *, by: str =
     from pbem.core import engine
     from pbem.core.registry import get_rules
     from pbem.host import reporting
+    from pbem.host.folders import touch_turn_folder
     from pbem.host.service import _check_name, _store_reports, _write_report_files
 
     game = read.game(db, game_id)
@@ -229,6 +230,7 @@ def add_seat(db, game_id: str, name: str, email: str | None = None, *, by: str =
     password = new_password()
     seat = {"game_id": game["id"], "name": player, "email": addr, "seat": max(s["seat"] for s in seats) + 1,
             "bot": 0, "password": password, "joined": number}
+    touch_turn_folder(turns, game["id"], number)  # its report files are checked again (pbem.host.folders)
     with db.atomic():
         db["players"].insert(seat)
         db.execute("update phases set state = ?, state_hash = ?, active = ? where game_id = ? and number = ?",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 
 from pbem.core import citations, engine
-from pbem.host import outbox, read, reporting, schedule, store
+from pbem.host import folders, outbox, read, reporting, schedule, store
 from pbem.host.files import write_atomic
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
@@ -74,43 +74,56 @@ def _write_report_files(turns: str | Path | None, game_id: str, number: int, tex
         write_atomic(folder / f"{who or 'public'}.txt", text.encode("utf-8"))
 
 
-def restore_report_files(db, turns: str | Path | None, warnings: dict[str, str] | None = None) -> list[Path]:
+def restore_report_files(db, turns: str | Path | None, warnings: dict[str, str] | None = None,
+                         found: folders.Scan | None = None) -> list[Path]:
     """Write the report files of each game's current turn that are missing from turns/ (a
-    run killed between its commit and the files, a file deleted by hand): the files are
-    copies of the store's reports, so any later run makes them whole again. One listing of
-    a folder a game; a finished game whose folder the GM removed is left alone. A game whose
-    files cannot be written (a full disk, a file where its folder should be) does not stop
-    the others: why goes into `warnings` by game id. Returns the files written."""
-    if turns is None or not Path(turns).is_dir():
+    run killed between its commit and the files, a reports folder deleted by hand): the
+    files are copies of the store's reports, so any later run makes them whole again. Only
+    the games whose turn folder is not known complete are listed (pbem.host.folders: one
+    stat a game otherwise); a finished game whose folder the GM removed is left alone. A
+    game whose files cannot be written (a full disk, a file where its folder should be) does
+    not stop the others: why goes into `warnings` by game id. `found`: the run's look at the
+    folders, when it has one. Returns the files written."""
+    if found is None:
+        found = folders.scan(db, turns)
+    if found is None:
         return []
-    wanted: dict[tuple[str, int, str], dict[str, str]] = {}
-    for gid, number, status, who in db.execute(
-            "SELECT r.game_id, r.phase, g.status, r.player FROM reports r JOIN games g ON g.id = r.game_id AND r.phase = g.phase"):
-        wanted.setdefault((gid, number, status), {})[f"{who or 'public'}.txt"] = who
-    written = []
-    for (gid, number, status), names in wanted.items():
+    check = found.check
+    if len(check) > 200:  # a first look at a big host: all at once
+        wanted: dict[str, list] = {}
+        for gid, who in db.execute(
+                "SELECT r.game_id, r.player FROM reports r JOIN games g ON g.id = r.game_id AND r.phase = g.phase"):
+            wanted.setdefault(gid, []).append(who)
+    else:
+        wanted = {gid: [r[0] for r in db.execute("SELECT player FROM reports WHERE game_id = ? AND phase = ?", [gid, number])]
+                  for gid, number, *_ in check}
+    written, complete = [], []
+    for gid, number, status, mtime, waiting in check:
+        names = {f"{who or 'public'}.txt": who for who in wanted.get(gid, [])}
         folder = turn_dir(turns, gid, number) / "reports"
-        if status != "running" and not folder.parent.parent.is_dir():
+        if names and status != "running" and not folder.parent.parent.is_dir():
             continue
-        try:
-            have = set(os.listdir(folder))
-        except FileNotFoundError:
-            have = set()
-        except OSError:  # a file where the folder goes: writing them below says why
-            have = set()
-        missing = [who for name, who in names.items() if name not in have]
-        if not missing:
-            continue
-        texts = {who: text for who, text in db.execute(
-            f"SELECT player, text FROM reports WHERE game_id = ? AND phase = ? AND player IN ({','.join('?' * len(missing))})",
-            [gid, number, *missing])}
-        try:
-            _write_report_files(turns, gid, number, texts)
-        except OSError as err:
-            if warnings is not None:
-                warnings[gid] = _files_warning(err)
-            continue
-        written += [folder / f"{who or 'public'}.txt" for who in texts]
+        if names:
+            try:
+                have = set(os.listdir(folder))
+            except OSError:  # none yet, or a file where the folder goes: writing them below says why
+                have = set()
+            missing = [who for name, who in names.items() if name not in have]
+            if missing:
+                texts = {who: text for who, text in db.execute(
+                    f"SELECT player, text FROM reports WHERE game_id = ? AND phase = ? AND player IN ({','.join('?' * len(missing))})",
+                    [gid, number, *missing])}
+                try:
+                    _write_report_files(turns, gid, number, texts)
+                except OSError as err:
+                    if warnings is not None:
+                        warnings[gid] = _files_warning(err)
+                    continue
+                written += [folder / f"{who or 'public'}.txt" for who in texts]
+                continue
+        if mtime is not None and not waiting:
+            complete.append((gid, number, mtime))
+    folders.record(found, complete)
     return written
 
 
@@ -547,7 +560,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
     return result, texts
 
 
-def due_games(db, turns: str | Path | None = None) -> list[str]:
+def due_games(db, turns: str | Path | None = None, found: folders.Scan | None = None) -> list[str]:
     """The running games that may resolve now, found by SQL so that the cost follows the
     due games, not the size of the store: a deadline passed, every asked player is ready
     (their latest orders have no rejected line, or carry READY), or (with a turns folder) an
@@ -583,15 +596,10 @@ def due_games(db, turns: str | Path | None = None) -> list[str]:
         [now, now, now],
     ).fetchall()
     ids = {r[0] for r in rows}
-    if turns is not None and Path(turns).is_dir():
-        folders = {entry.name for entry in os.scandir(turns) if entry.is_dir()}
-        if folders:
-            marks = ",".join("?" * len(folders))
-            for gid, number in db.execute(
-                f"SELECT id, phase FROM games WHERE status = 'running' AND paused IS NULL AND id IN ({marks})", sorted(folders)
-            ).fetchall():
-                if any(turn_dir(turns, gid, number).glob("*.txt")):
-                    ids.add(gid)
+    if found is None:
+        found = folders.scan(db, turns)
+    if found is not None:  # issue 17: one stat a game whose folder is known to hold no order file
+        ids |= found.order_files
     return sorted(ids)
 
 
@@ -611,15 +619,16 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
     game's current turn that are missing are written first (restore_report_files); a game
     whose files cannot be written is named in `warnings` (game id: why) and the run goes on
     (a resolved turn's own files too: its result's `warning`)."""
+    found = folders.scan(db, turns) if not (preview and (game_ids or force)) else None  # one look for both
     if game_ids:
         games = [_game(db, g)["id"] for g in game_ids]
     elif force:
         games = [r["id"] for r in db["games"].rows_where("status = 'running'", select="id", order_by="id")]
     else:
-        games = due_games(db, turns)
+        games = due_games(db, turns, found)
     results: list[Resolved] = []
     if not preview:
-        restore_report_files(db, turns, warnings)
+        restore_report_files(db, turns, warnings, found)
     for game_id in games:
         forced_once = force
         for _ in range(1 if preview else max_phases):
