@@ -68,8 +68,7 @@ def _insert_row(db, table: str, row: dict) -> None:
 def _write_report_files(turns: str | Path | None, game_id: str, number: int, texts: dict[str, str]) -> None:
     if turns is None:
         return
-    folder = turn_dir(turns, game_id, number) / "reports"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = turn_dir(turns, game_id, number) / "reports"  # made by write_atomic when missing
     for who, text in texts.items():  # whole or not at all: a crash leaves no half report
         write_atomic(folder / f"{who or 'public'}.txt", text.encode("utf-8"))
 
@@ -392,10 +391,12 @@ def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) 
     if turns is None:
         return []
     folder = turn_dir(turns, game_id, number)
-    if not folder.is_dir():
+    try:  # issue 17: one listing, no pathlib glob
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".txt"))
+    except OSError:  # no folder (or a file in its place)
         return []
     acks = []
-    for path in sorted(folder.glob("*.txt")):
+    for path in (folder / name for name in names):
         raw = path.read_bytes()
         digest = hashlib.sha256(raw).hexdigest()
         source = f"file:{path}"
