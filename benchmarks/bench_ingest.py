@@ -105,16 +105,18 @@ def main() -> None:
         print(f"{len(files)} messages in a Maildir ({size / 2**20:.1f} MB); best of {args.repeat} runs each")
 
         parse_compat = parse_default = took = float("inf")
+        cpu_default = cpu_took = float("inf")  # CPU seconds too: on a shared machine, less at the mercy of the others
         for run in range(args.repeat):
             t = time.perf_counter()
             for path in files:
                 email.message_from_bytes(path.read_bytes())
             parse_compat = min(parse_compat, time.perf_counter() - t)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             for path in files:
                 m = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
                 m.get_body(preferencelist=("plain", "html"))
             parse_default = min(parse_default, time.perf_counter() - t)
+            cpu_default = min(cpu_default, time.process_time() - c)
 
             store = work / f"pbem-{run}.db"  # the same fresh store each run: a copy of it
             src, dst = sqlite3.connect(work / "fresh.db"), sqlite3.connect(store)
@@ -122,9 +124,10 @@ def main() -> None:
             src.close()
             dst.close()
             db = open_db(str(store))
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             tally = mail_ingest.ingest(db, [work / "Maildir"], own_address="gm@pbem.example")
             took = min(took, time.perf_counter() - t)
+            cpu_took = min(cpu_took, time.process_time() - c)
             if run == args.repeat - 1:
                 t = time.perf_counter()
                 again = mail_ingest.ingest(db, [work / "Maildir"])
@@ -137,6 +140,8 @@ def main() -> None:
         print(f"email parser alone (compat32):    {parse_compat:7.2f} s  {n / parse_compat:8.0f} messages/s")
         print(f"email parser alone (policy.default + get_body): {parse_default:7.2f} s  {n / parse_default:8.0f} messages/s")
         print(f"ingest / parse-only (compat32):   {took / parse_compat:7.1f}x the time")
+        print(f"  the same in CPU seconds (ingest {cpu_took:.2f} s, parser {cpu_default:.2f} s; not the goal, which is "
+              f"wall time: for a machine others load): {cpu_default / cpu_took:5.2f}")
         print(f"ingest messages/s / email parser (policy.default + get_body) messages/s: {parse_default / took:5.2f}"
               "   (goal, issue 17: >= 0.5)")
     finally:

@@ -116,7 +116,14 @@ def decode(raw: bytes) -> str:
 def tokenize(text: str) -> list[Token]:
     """Split one line into lower-cased tokens; `2, -1` and `(2,-1)` become one token `2,-1`;
     arrows (`->`, `=>`, `→`) become `->`."""
-    tokens: list[Token] = []
+    return [Token(word, column) for word, column in _tokens(text)]
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[tuple[str, int], ...]:
+    """`tokenize` as (text, column) pairs, worked out once for a line (issue 17: the same
+    orders come in again and again; the line is read character by character)."""
+    tokens: list[tuple[str, int]] = []
     i = 0
     n = len(text)
     while i < n:
@@ -126,12 +133,12 @@ def tokenize(text: str) -> list[Token]:
             continue
         m = _COORD.match(text, i)
         if m and (m.group(0).startswith("(") or ch.isdigit() or ch == "-"):
-            tokens.append(Token(f"{int(m.group(1))},{int(m.group(2))}", i + 1))
+            tokens.append((f"{int(m.group(1))},{int(m.group(2))}", i + 1))
             i = m.end()
             continue
         m = _ARROW.match(text, i)
         if m:
-            tokens.append(Token("->", i + 1))
+            tokens.append(("->", i + 1))
             i = m.end()
             continue
         j = i
@@ -139,9 +146,9 @@ def tokenize(text: str) -> list[Token]:
             j += 1
             if j < n and text[j] == "(":
                 break
-        tokens.append(Token(text[i:j].lower(), i + 1))
+        tokens.append((text[i:j].lower(), i + 1))
         i = j
-    return tokens
+    return tuple(tokens)
 
 
 def read_script(text: str) -> Script:

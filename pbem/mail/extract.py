@@ -145,7 +145,8 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
             while specials[next_special] < i:
                 next_special += 1
             stop = specials[next_special]
-            out.extend((j + 1, depths[j] + extra, texts[j][:limit]) for j in range(i, stop))
+            out.extend(zip(range(i + 1, stop + 1), depths[i:stop] if not extra else [d + extra for d in depths[i:stop]],
+                           [t[:limit] for t in texts[i:stop]]))
             i = stop
             continue
         if i not in special:
@@ -370,10 +371,10 @@ def find_orders(text: str) -> Found:
         while r.body and not r.body[-1].strip():
             r.body.pop()  # the blank lines before ENDPRESS (or the end) are no part of the message
     found = Found(blocks=blocks)
-    with_content = [b for b in blocks if b.content_depth is not None]
+    with_content = [(b, d) for b in blocks if (d := b.content_depth) is not None]  # (each block's worked out once)
     if with_content:
-        best = min(b.content_depth for b in with_content)
-        found.block = [b for b in with_content if b.content_depth == best][-1]
+        best = min(d for _, d in with_content)
+        found.block = [b for b, d in with_content if d == best][-1]
     elif blocks:
         found.block = blocks[-1]
     typed = {id(r): r for r in loose + [r for b in blocks for r in b.requests] if r.depth == 0}
