@@ -224,9 +224,9 @@ def render_ics(game: Game, base_url: str | None = None, player: str | None = Non
     in, each with a reminder alarm `remind` before it (that player's own calendar).
 
     `cache` (kept in the game's part of the manifest): each event as written before, by its
-    UID, under the hash of what it is made of; an event whose inputs are unchanged is not
-    written by the library again (issue 17: after one more turn, a calendar costs one event,
-    not one per turn). A calendar is its properties and its events' lines, in order, so the
+    place (`start`, `end` or `deadline`, the player, the turn), under the hash of what it is
+    made of; an event whose inputs are unchanged is not written by the library again (issue
+    17: after one more turn, a calendar costs one event, not one per turn). A calendar is its properties and its events' lines, in order, so the
     text is the same either way."""
     from icalendar import Alarm, Calendar, Event
 
@@ -241,13 +241,17 @@ def render_ics(game: Game, base_url: str | None = None, player: str | None = Non
     events: list[str] = []
     end = "END:VCALENDAR\r\n"
 
-    def event(uid: str, number: int, stamp: str, start: str, summary: str, description: str, href: str = "",
+    def event(what: str, number: int | None, stamp: str, start: str, summary: str, description: str, href: str = "",
               alarm: bool = False) -> None:
-        made_of = _hash([stamp, start, summary, description, href, remind.total_seconds() if alarm else None])
-        known = cache.get(uid) if cache is not None else None
+        slot = f"{what}{whose}:{number}"  # the event's place: its UID is made of it
+        made_of = _hash([game.id, game.row["seed_hash"], stamp, start, summary, description, href,
+                         remind.total_seconds() if alarm else None])
+        known = cache.get(slot) if cache is not None else None
         if isinstance(known, list) and len(known) == 3 and known[0] == made_of and isinstance(known[1], str):
             events.append(known[1])
             return
+        parts = (game.id, game.row["seed_hash"], what + whose) + (() if number is None else (number,))
+        uid = _uuid(*parts) + "@pbem"
         ev = Event()
         ev.add("uid", uid)
         ev.add("dtstamp", schedule.parse_time(stamp))
@@ -266,23 +270,23 @@ def render_ics(game: Game, base_url: str | None = None, player: str | None = Non
             cal.add_component(ev)
             return
         text = ev.to_ical().decode("utf-8")
-        cache[uid] = [made_of, text, number]  # the turn's number (0: the start, -1: the end)
+        cache[slot] = [made_of, text, number or 0]  # the turn's number (0: the start and the end)
         events.append(text)
 
     created = game.row["created"]
     whose = f"-{player}" if player else ""
-    event(_uuid(game.id, game.row["seed_hash"], "start" + whose) + "@pbem", 0, created, created, f"{name}: the game starts",
+    event("start", None, created, created, f"{name}: the game starts",
           f"Seed hash (SHA-256): {game.row['seed_hash']}", url + "index.html" if url else "")
     for t in game.turns:
         if not t.deadline or (player and player not in t.asked):
             continue
         who = ", ".join(t.asked) or "nobody"
-        event(_uuid(game.id, game.row["seed_hash"], "deadline" + whose, t.number) + "@pbem", t.number, t.opened or created, t.deadline,
+        event("deadline", t.number, t.opened or created, t.deadline,
               f"{name}: " + (f"your orders for turn {t.number} due" if player else f"orders for turn {t.number} due"),
               f"Orders awaited from: {who}.", f"{url}turn-{t.number}.html" if url else "", alarm=bool(player))
     if game.finished and game.row["finished"]:
         winners = ", ".join((game.outcome or {}).get("winners", []))
-        event(_uuid(game.id, game.row["seed_hash"], "end" + whose) + "@pbem", -1, game.row["finished"], game.row["finished"],
+        event("end", None, game.row["finished"], game.row["finished"],
               f"{name}: the game is over", f"Winner(s): {winners}.", url + "result.html" if url else "")
     whole = cal.to_ical().decode("utf-8")
     return whole if cache is None else whole[: -len(end)] + "".join(events) + end
@@ -307,9 +311,15 @@ class Published:
     trusted: int = 0  # files of games with nothing new, not looked at (see publish's `check`)
 
 
-def _key(kind: str, game_type: str, ctx) -> str:
+@lru_cache(maxsize=None)
+def _key_base(kind: str, game_type: str):
     h = hashlib.sha256(_code_digest(game_type).encode())
     h.update(kind.encode())
+    return h
+
+
+def _key(kind: str, game_type: str, ctx) -> str:
+    h = _key_base(kind, game_type).copy()  # the code's hash and the kind, hashed once a process
     h.update(json.dumps(ctx, sort_keys=True, default=str, separators=(",", ":")).encode())
     return h.hexdigest()
 
@@ -760,7 +770,8 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
             last = loaded[gid].turns[-1].number if loaded[gid].turns else 0
             doc = {"format": MANIFEST_FORMAT, "store": store, "game": gid, "files": game_files[gid],
                    "turns": caches[gid], "plan": reuse.get(gid),
-                   "ics": {u: e for u, e in ics[gid].items() if isinstance(e[2], int) and e[2] <= last}}
+                   "ics": {u: e for u, e in ics[gid].items()  # not the events of turns rolled back
+                           if u.startswith(("start", "deadline", "end")) and isinstance(e[2], int) and e[2] <= last}}
             if doc != parts[gid] or _lstat_pair(_part_path(out_path, slug)) is None:
                 write_atomic(_part_path(out_path, slug), _manifest_bytes(doc))
             new_entries[gid] = {"fp": fps[gid], "slug": slug, "summary": summaries[gid], "files": len(game_files[gid]),
