@@ -379,8 +379,13 @@ def outputs_of(store: Store, gid: str) -> list[Output]:
 
 
 def site_outputs(store: Store) -> list[Output]:
-    """The files outside any game's folder (the index of games)."""
-    return [Output(str(p.relative_to(store.out)), None, html_fields(p)) for p in sorted(store.out.glob("*.html"))]
+    """The files outside any game's folder (the index of games), and the manifest (its head and
+    each game's part: fingerprints, summaries, calendar events; served with the site)."""
+    manifest = [store.out / site_publish.MANIFEST] + sorted((store.out / site_publish.PARTS).glob("*.json"))
+    assert len(manifest) > 1
+    return [Output(str(p.relative_to(store.out)), None, html_fields(p)) for p in sorted(store.out.glob("*.html"))] + [
+        Output(str(p.relative_to(store.out)), None, json_fields(json.loads(p.read_text(encoding="utf-8"))))
+        for p in manifest]
 
 
 # --- the check --------------------------------------------------------------------------------
