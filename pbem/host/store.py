@@ -290,8 +290,12 @@ def write_transaction(db):
         db.conn.execute("COMMIT")
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # json.dumps makes one each call
+
+
 def dumps(value) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    """JSON with sorted keys and no spaces: json.dumps(value, sort_keys=True, separators=(",", ":"))."""
+    return _ENCODER.encode(value)
 
 
 def loads(text: str | None):

@@ -190,12 +190,19 @@ def _render_part(template: jinja2.Template, ctx: dict, own: set[str], memo: dict
     view = ctx["view"]
     if view_keys is not None and type(view) is dict:
         names = names - {"view"}
-        key = pickle.dumps([template.name] + [(k, ctx[k]) for k in sorted(names)]
-                           + [(k, k in view, view.get(k)) for k in sorted(view_keys)])
+        read = [(k, ctx[k]) for k in sorted(names)] + [(k, k in view, view.get(k)) for k in sorted(view_keys)]
     else:
-        key = pickle.dumps([template.name] + [(k, ctx[k]) for k in sorted(names)])
+        read = [(k, ctx[k]) for k in sorted(names)]
+    # the very same objects as another reader's (views that share their parts: Rules.views) read
+    # the same without being compared; `read` is kept in the memo, so no id is reused meanwhile
+    same = (template.name, *(id(x) for item in read for x in item[1:]))
+    found = memo.get(same)
+    if found is not None:
+        return found[0]
+    key = pickle.dumps([template.name] + read)
     if key not in memo:
         memo[key] = template.render(**ctx)
+    memo[same] = (memo[key], read)
     return memo[key]
 
 
