@@ -26,6 +26,9 @@ private order. Nothing here reads the board: pure functions of positions, maxima
 
 from __future__ import annotations
 
+from pbem.core.errors import AmbiguousOrderError, IllegalOrderError, InvalidOrderError
+from pbem.core.orders import Order
+
 from . import positions
 from .hands import pay
 from .world import hand_total
@@ -131,6 +134,22 @@ def transcript_events(g: dict, kind: str, steps: list[dict], stacks: dict[str, i
                 e["from"] = s["from"]
         events.append(e)
     return events
+
+
+def parse_sealed_bid(rules, g: dict, args: list[str], mine: list[str], each: str = "bids",
+                     scope: str = "") -> Order:
+    """`bid N [BELIEF]`, a sealed maximum of one of `mine` (the player's positions that may
+    bid: the Initiative's, CHOICE 33, or a Jihad's, L617 "as in the rules for Initiative")."""
+    if len(args) not in (1, 2):
+        raise InvalidOrderError("expected `bid N` or `bid N BELIEF`")
+    n = rules._int(args[0], "how much")
+    if len(args) == 1 and len(mine) > 1:   # CHOICE 110: each position bids; say which
+        raise AmbiguousOrderError(f"which of your positions does it bid for? Each {each}: "
+                                  + " or ".join(f"`bid {n} {p}`" for p in mine))
+    pos = rules._owner(g, args[1]) if len(args) == 2 else (mine[0] if mine else None)
+    if pos not in mine:
+        raise IllegalOrderError(f"you bid{scope} only for your own beliefs not in limbo ({', '.join(mine) or 'none'})")
+    return Order(("bid", str(n)) + ((pos,) if len(mine) > 1 else ()), ("bid", n, pos))
 
 
 def spend(g: dict, kind: str, stacks: dict[str, int]) -> list[dict]:

@@ -55,14 +55,13 @@ def _take(g: dict, player: str, n: int, own_only: bool, pos: str | None = None) 
     return hands.take(g, player, n, pos, own_only=own_only)
 
 
-def held(g: dict) -> dict[str, int]:
-    """Chips held in a pending contest, by belief (for the ledger: board + hands + held + bank)."""
+def held(g: dict, kind: str = "contest") -> dict[str, int]:
+    """Chips held in a pending contest (kind "duel": a hero duel's wagers), by belief (for the
+    ledger: board + hands + held + bank)."""
     out: dict[str, int] = {}
-    c = (g.get("pending") or {}).get("contest")
-    if c and c.get("kind") in SIDES:
-        for s in c["stakes"]:
-            for b, n in s["chips"].items():
-                out[b] = out.get(b, 0) + n
+    for s in ((g.get("pending") or {}).get(kind) or {}).get("stakes", []):   # a Jihad holds none
+        for b, n in s["chips"].items():
+            out[b] = out.get(b, 0) + n
     return out
 
 

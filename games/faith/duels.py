@@ -26,7 +26,7 @@ roll+points placed by other players wins and survives the other is removed from 
 
 from __future__ import annotations
 
-from . import hands, positions
+from . import contests, hands, positions
 from .battle import kill_unit
 from .tables import Tables
 from .world import bank, to_hand
@@ -74,13 +74,8 @@ def open_duels(g: dict, duels: list[dict]) -> list[str]:
 
 
 def held(g: dict) -> dict[str, int]:
-    out: dict[str, int] = {}
-    d = (g.get("pending") or {}).get("duel")
-    if d:
-        for s in d["stakes"]:
-            for b, n in s["chips"].items():
-                out[b] = out.get(b, 0) + n
-    return out
+    """The wagers held on the duels, by belief (contests.held)."""
+    return contests.held(g, "duel")
 
 
 def yields_for(g: dict, player: str) -> list[str]:

@@ -32,7 +32,7 @@ Here, with rules.py dispatching to it:
 
 from __future__ import annotations
 
-from pbem.core.errors import AmbiguousOrderError, IllegalOrderError, InvalidOrderError
+from pbem.core.errors import IllegalOrderError, InvalidOrderError
 from pbem.core.orders import Order
 
 from . import auction, positions
@@ -132,17 +132,7 @@ def contest_orders(rules, state: dict, player: str) -> list[Order]:
 
 def parse_bid(rules, state: dict, player: str, args: list[str]) -> Order:
     g = state["game"]
-    if len(args) not in (1, 2):
-        raise InvalidOrderError("expected `bid N` or `bid N BELIEF`")
-    n = rules._int(args[0], "how much")
-    mine = _mine(g, player)
-    if len(args) == 1 and len(mine) > 1:   # CHOICE 110: each position bids; say which
-        raise AmbiguousOrderError("which of your positions does it bid for? Each may bid: "
-                                  + " or ".join(f"`bid {n} {p}`" for p in mine))
-    pos = rules._owner(g, args[1]) if len(args) == 2 else (mine[0] if mine else None)
-    if pos not in mine:
-        raise IllegalOrderError(f"you bid in this Jihad only for your own beliefs not in limbo ({', '.join(mine) or 'none'})")
-    return Order(("bid", str(n)) + ((pos,) if len(mine) > 1 else ()), ("bid", n, pos))
+    return auction.parse_sealed_bid(rules, g, args, _mine(g, player), each="may bid", scope=" in this Jihad")
 
 
 def apply_contest(state: dict, player: str, order: Order) -> list[dict]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import positions
 from .population import to_infidels
-from .world import bank
+from .world import bank, remove_units
 
 
 def sentence(g: dict, pos: str, why: str) -> list[dict]:
@@ -56,10 +56,7 @@ def destroy(g: dict, pos: str) -> list[dict]:
     player = positions.controller(g, pos)
     beliefs = positions.members(g, pos)
     infidels = sum(to_infidels(g, b) for b in beliefs)
-    removed = 0
-    for u in [u for u, y in g["units"].items() if y["o"] in beliefs and y["k"] != "fortification"]:
-        del g["units"][u]
-        removed += 1
+    removed = remove_units(g, beliefs)
     for b in beliefs:
         g["beliefs"][b]["alive"] = False
         g["beliefs"][b]["limbo"] = False

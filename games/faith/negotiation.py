@@ -31,7 +31,7 @@ from pbem.core.orders import Order
 
 from . import hands, positions
 from .hands import beliefs_of, pay
-from .world import INFIDEL, bank, hand_total, to_hand, units_at
+from .world import INFIDEL, bank, hand_total, remove_units, to_hand, units_at
 
 VERBS = ("cede", "trade", "proselytize", "accept", "covenant", "schism", "found", "rapture")
 TWO_SIDED = ("trade", "proselytize", "accept")
@@ -56,8 +56,7 @@ def _free(g: dict, player: str, pos: str) -> None:
 # --- parsing ---------------------------------------------------------------------------------
 
 def _belief(rules, g: dict, tok: str, *, known: bool = True) -> str:
-    hits = [b for b in (g["beliefs"] if known else rules.tab.belief_ids) if b == tok] or \
-           [b for b in (g["beliefs"] if known else rules.tab.belief_ids) if b.startswith(tok)]
+    hits = positions.named(tok, g["beliefs"] if known else rules.tab.belief_ids)
     if len(hits) != 1:
         names = sorted(g["beliefs"]) if known else rules.tab.belief_ids
         raise InvalidOrderError(f"'{tok}' is not a belief {'in this game' if known else 'of the game'} ({', '.join(names)})")
@@ -72,7 +71,7 @@ def _own(rules, g: dict, player: str, tok: str) -> str:
 
 
 def _player(g: dict, player: str, tok: str) -> str:
-    hits = [p for p in g["seats"] if p == tok] or [p for p in g["seats"] if p.startswith(tok)]
+    hits = positions.named(tok, g["seats"])
     if len(hits) != 1 or hits[0] == player:
         raise IllegalOrderError(f"'{tok}' is not another player of this game")
     return hits[0]
@@ -528,14 +527,12 @@ def _rapture(rules, state, player, pos) -> list[dict]:
                 n = sum(h["pop"].pop(b))
                 to_hand(g, player, b, n)
                 chips += n
-    removed = [u for u, y in g["units"].items() if y["o"] in ms and y["k"] != "fortification"]
-    for u in removed:
-        del g["units"][u]
+    removed = remove_units(g, ms)
     for b in ms:
         g["beliefs"][b].update(alive=False, raptured=True, covenant=None)
     count = sum(g["hands"][player].get(b, 0) for b in ms)
     need = rules.data["game"]["victory"]
-    events = [{"type": "rapture", "player": player, "belief": pos, "chips": chips, "units": len(removed),
+    events = [{"type": "rapture", "player": player, "belief": pos, "chips": chips, "units": removed,
                "count": count, "needed": need}]
     if count >= need:
         return events + rules._finish(state, f"{player} raptured the {pos} with {count} of its faith in hand", [player])

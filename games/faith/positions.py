@@ -32,6 +32,13 @@ def ring(g: dict) -> list[str]:
     return out
 
 
+def named(tok: str, names) -> list[str]:
+    """The names a typed word stands for: the exact name, else every name it begins (names are
+    taken by any unique prefix: `odi` for odin, `bo` for bob). One hit is a match."""
+    names = list(names)
+    return [n for n in names if n == tok] or [n for n in names if n.startswith(tok)]
+
+
 def lead(g: dict, b: str) -> str:
     """The position a belief belongs to (the spec's `faction`): itself, or its covenant's lead."""
     x = g["beliefs"].get(b)

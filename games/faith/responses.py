@@ -54,17 +54,13 @@ from pbem.core.engine import Event
 from . import positions
 from .battle import assassinate, resolve_battle
 from .population import can_enter
-from .world import INFIDEL, hand_total, pop_of, units_at
+from .world import INFIDEL, hand_total, owners_at, pop_of, units_at
 
 SIDES = ("attacker", "defender", "aside")
 
 
 def sealed(g: dict) -> bool:
     return g.get("battles") == "sealed"
-
-
-def owners_at(g: dict, hid: str) -> set[str]:
-    return set(g["hexes"][hid]["pop"]) | {g["units"][u]["o"] for u in units_at(g, hid)}
 
 
 def infidel_hex(g: dict, hid: str, attacker: str, named: str) -> bool:

@@ -117,8 +117,10 @@ from .world import (
     INFIDEL,
     bank,
     hand_total,
+    owners_at,
     pop_of,
     reading,
+    remove_units,
     to_hand,
     total_pop,
     units_at,
@@ -631,10 +633,7 @@ class FaithRules(Rules):
             return self._run_divine(state, rng)
         if phase == "contest":
             events = self._end_contest(state, rng)
-            if flow.get("over"):
-                return events
-            state["flow"].update(phase="divine", active=[], sealed=True)
-            return events + self._run_divine(state, rng)
+            return events if flow.get("over") else events + self._run_divine(state, rng)
         if phase == "duel":
             events = duels.resolve(self.tab, g, rng) + self._check_alive(state)
             return events + ([] if flow.get("over") else self._end_era(state, rng))
@@ -677,7 +676,6 @@ class FaithRules(Rules):
                 events += self._end_contest(state, rng)   # nobody to ask: it is decided at once
                 if state["flow"].get("over"):
                     return events
-                state["flow"].update(phase="divine", active=[], sealed=True)
         g["pending"].pop("divine", None)
         return events + self._end_divine(state, rng)
 
@@ -715,6 +713,14 @@ class FaithRules(Rules):
         return intervene(self.tab, g, player, pos, kind, payload[1:], rng) + self._check_alive(state)
 
     def _end_contest(self, state: dict, rng: Rng) -> list[Event]:
+        """The contest's answers are in (or nobody is asked): it is decided and, unless that
+        ended the game, Phase 6 goes back to executing the interventions."""
+        events = self._decide_contest(state, rng)
+        if not state["flow"].get("over"):
+            state["flow"].update(phase="divine", active=[], sealed=True)
+        return events
+
+    def _decide_contest(self, state: dict, rng: Rng) -> list[Event]:
         g = state["game"]
         c = g["pending"]["contest"]
         kind = c["kind"]
@@ -997,7 +1003,7 @@ class FaithRules(Rules):
             for o in positions.positions_of(g, player):
                 for m in positions.members(g, o):
                     need |= set(responses.decisions(self.tab, g, spec, m))
-                    if m in responses.owners_at(g, hid) and m != spec["named"]:
+                    if m in owners_at(g, hid) and m != spec["named"]:
                         need.add("side")
             if "side" in need and not any(o.tokens[:2] == ("side", hid) for o in out):
                 out += [Order(("side", hid, s), ("answer", "side", hid, s)) for s in responses.SIDES]
@@ -1046,14 +1052,14 @@ class FaithRules(Rules):
     def _owner(self, g: dict, tok: str) -> str:
         if tok in ("infidel", "infidels"):
             return INFIDEL
-        hits = [b for b in g["beliefs"] if b.startswith(tok)]
+        hits = positions.named(tok, g["beliefs"])
         if len(hits) != 1:
             raise InvalidOrderError(f"'{tok}' is not a belief in this game ({', '.join(sorted(g['beliefs']))}, infidel)")
         return hits[0]
 
     @staticmethod
     def _kind(tok: str, allowed) -> str:
-        hits = [k for k in allowed if k.startswith(tok)] if tok not in allowed else [tok]
+        hits = positions.named(tok, allowed)
         if len(hits) != 1:
             raise InvalidOrderError(f"'{tok}' is not one of: {', '.join(allowed)}")
         return hits[0]
@@ -1122,7 +1128,7 @@ class FaithRules(Rules):
         if verb == "claim" and len(args) == 1:
             args = ["for", args[0]]
         if len(args) >= 2 and args[-2] == "for":
-            hits = [b for b in own if b == args[-1]] or [b for b in own if b.startswith(args[-1])]
+            hits = positions.named(args[-1], own)
             if len(hits) != 1:
                 raise IllegalOrderError(f"no belief of yours called '{args[-1]}' may act now ({', '.join(own) or 'none'})")
             cands, args = hits, args[:-2]
@@ -1269,20 +1275,14 @@ class FaithRules(Rules):
         puts its stack to N."""
         g = state["game"]
         phase = state["flow"]["phase"]
-        if len(args) not in (1, 2):
-            raise InvalidOrderError("expected `bid N` or `bid N BELIEF`")
-        n = self._int(args[0], "how much")
         mine = [p for p in positions.positions_of(g, player) if not positions.in_limbo(g, p)]
         if phase == "powerup":
             if g.get("bidding") == "live":
                 raise IllegalOrderError("with bidding=live the Initiative is bid in Phase 4, one god at a time")
-            if len(args) == 1 and len(mine) > 1:   # CHOICE 110: each position bids; say which
-                raise AmbiguousOrderError(f"which of your positions does it bid for? Each bids: "
-                                          + " or ".join(f"`bid {n} {p}`" for p in mine))
-            pos = self._owner(g, args[1]) if len(args) == 2 else (mine[0] if mine else None)
-            if pos not in mine:
-                raise IllegalOrderError(f"you bid only for your own beliefs not in limbo ({', '.join(mine) or 'none'})")
-            return Order(("bid", str(n)) + ((pos,) if len(mine) > 1 else ()), ("bid", n, pos))
+            return auction.parse_sealed_bid(self, g, args, mine)
+        if len(args) not in (1, 2):
+            raise InvalidOrderError("expected `bid N` or `bid N BELIEF`")
+        n = self._int(args[0], "how much")
         if phase == "bidding":
             a = g["auction"]
             pos = a["turn"]
@@ -1334,7 +1334,7 @@ class FaithRules(Rules):
         n = self._int(args[0], "how many")
         belief = self._owner(g, args[1]) if args.index("to") == 2 else None
         who = args[-1]
-        hits = [p for p in g["seats"] if p == who] or [p for p in g["seats"] if p.startswith(who)]
+        hits = positions.named(who, g["seats"])
         if len(hits) != 1 or hits[0] == player:
             raise IllegalOrderError(f"'{who}' is not another player of this game")
         have = g["hands"][player].get(belief, 0) if belief else hand_total(g, player)
@@ -1395,7 +1395,7 @@ class FaithRules(Rules):
             g = state["game"]
             named = {x["spec"]["named"] for x in g["answering"]["actions"]
                      if x["kind"] == "attack" and x["spec"]["hex"] == where}
-            mine = {o for o in responses.owners_at(g, where)
+            mine = {o for o in owners_at(g, where)
                     if o in g["beliefs"] and g["beliefs"][o]["player"] == player}
             if named and mine and mine <= named:   # CHOICE 51: the named belief defends, it has no side to choose
                 who = " and ".join(f"the {self.tab.beliefs[o]['name']}" for o in sorted(mine))
@@ -1858,8 +1858,7 @@ class FaithRules(Rules):
                 if m in h["pop"]:
                     bank(g, m, sum(h["pop"].pop(m)))
             bank(g, m, g["hands"][p].pop(m, 0))
-        for u in [u for u, y in g["units"].items() if y["o"] in ms and y["k"] != "fortification"]:
-            del g["units"][u]
+        remove_units(g, ms)
         if p in state["flow"]["active"] and not positions.positions_of(g, p):
             state["flow"]["active"].remove(p)
         events: list[Event] = [{"type": "belief_dies", "belief": b, "player": p, "why": why}]

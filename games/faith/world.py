@@ -243,7 +243,18 @@ def count_units(g: dict, owner: str, kind: str) -> int:
 
 
 def owners_at(g: dict, hid: str) -> set[str]:
-    return set(g["hexes"][hid]["pop"]) | {x["o"] for x in g["units"].values() if x["h"] == hid}
+    """Every owner with population or a unit (a fortification too) at `hid`."""
+    return set(g["hexes"][hid]["pop"]) | {g["units"][u]["o"] for u in units_at(g, hid)}
+
+
+def remove_units(g: dict, beliefs: list[str]) -> int:
+    """A belief leaves the game (destroyed, dead by a failed claim, raptured): its units and
+    special units are removed, its fortifications stay (L346, L635; CHOICE 82). Returns how
+    many were removed."""
+    gone = [u for u, y in g["units"].items() if y["o"] in beliefs and y["k"] != "fortification"]
+    for u in gone:
+        del g["units"][u]
+    return len(gone)
 
 
 def has_fort(g: dict, hid: str) -> bool:
