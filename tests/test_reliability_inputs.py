@@ -84,6 +84,48 @@ def test_a_stray_file_in_one_games_turn_folder_stops_only_that_game(tmp_path):
     assert phase(tmp_path, "g2") == 2
 
 
+def test_the_turn_a_resolution_opens_is_looked_at_as_before_in_the_same_transaction(tmp_path, monkeypatch):
+    """Issue 17: resolve looks at the turn it just opened under the same lock: the results,
+    the stored rows and the files are those of its next pass in a transaction of its own (an
+    order file there collected, 'waiting for' the others; a file there that stops the game
+    reported for that turn, the turn resolved before it stored)."""
+    from pbem import host
+    from pbem.host import service
+
+    monkeypatch.setenv("PBEM_NOW", "2026-11-21T12:00:00Z")
+
+    def play(where):
+        db = open_db(str(where / "pbem.db"))
+        turns = where / "turns"
+        for gid in ("g1", "g2", "g3"):
+            host.new_game(db, "gods", gid, ["alice", "bob"], seed="1", turns=turns)
+            (turns / gid / "2").mkdir()
+        (turns / "g1" / "2" / "bob.txt").write_text("PLAYER bob\nfly to the moon\nEND\n")  # a line rejected: not ready
+        (turns / "g2" / "2" / "notes.txt").write_text("remember to feed the cat\n")  # no such player
+        (turns / "g3" / "2" / "alice.txt").write_text("PLAYER alice\nEND\n")  # not asked in turn 2: kept, still waiting
+        results = [(r.game_id, r.turn, r.outcome, r.detail)
+                   for r in host.resolve(db, ["g1", "g2", "g3"], force=True, turns=turns, keep_going=True)]
+        rows = {t: db.execute(f"select * from {t} order by rowid").fetchall() for t in ("games", "phases", "submissions", "reports", "outbox")}
+        files = {str(f.relative_to(where)): f.read_bytes() for f in sorted(turns.rglob("*")) if f.is_file()}
+        return results, rows, files
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    together = play(tmp_path / "a")
+    monkeypatch.setattr(service, "_waiting_next", lambda *args: None)  # each pass in a transaction of its own
+    apart = play(tmp_path / "b")
+    assert repr(together).replace(str(tmp_path / "a"), "HOST") == repr(apart).replace(str(tmp_path / "b"), "HOST")
+    results, rows, _ = together
+    # g1: bob's file in turn 2's folder is collected and resolves it (the look finds it due:
+    # rolled back, the next pass resolves it); g2: the stray file stops turn 2 only; g3 waits
+    assert [r[:3] for r in results] == [("g1", 1, "resolved"), ("g1", 2, "resolved"), ("g1", 3, "waiting"),
+                                        ("g2", 1, "resolved"), ("g2", 2, "error"), ("g3", 1, "resolved"), ("g3", 2, "waiting")]
+    assert results[2][3] == "waiting for alice" and "notes.txt" in results[4][3] and results[6][3] == "waiting for bob"
+    assert [r[7] for r in rows["games"]] == [3, 2, 2]
+    assert sum(1 for r in rows["submissions"] if "g1/2/bob.txt" in str(r)) == 1
+    assert sum(1 for r in rows["submissions"] if "g3/2/alice.txt" in str(r)) == 1  # stored by the look at turn 2
+
+
 # --- mail that must not reach the store -----------------------------------------------------------
 
 def order_mail(password: str, mid: str, game: str = "g1", extra: bytes = b"", sender: bytes = b"Alice <alice@example.org>") -> bytes:

@@ -421,6 +421,8 @@ class Resolved:
     reports: dict[str, str] = field(default_factory=dict)  # with preview: every report of the new turn
     state_hash: str = ""
     warning: str = ""  # resolved and stored, but its report files could not be written (the next run writes them)
+    # issue 17: the turn just opened, already found waiting in the same transaction (resolve's next pass)
+    then: Resolved | None = field(default=None, repr=False, compare=False)
 
 
 class _Preview(Exception):
@@ -430,17 +432,25 @@ class _Preview(Exception):
         self.result = result
 
 
-def _resolve_phase(db, game_id: str, force: bool, turns, preview: bool = False) -> Resolved:
+def _resolve_phase(db, game_id: str, force: bool, turns, preview: bool = False, look_ahead: bool = False) -> Resolved:
     """Resolve the current phase of one game, holding the store's write lock from the first
     read to the commit: a concurrent submit or resolve waits, so no submission can arrive
     unseen mid-resolution and no phase is resolved twice. Report files are written after
-    the commit (the store is the truth; files are copies)."""
+    the commit (the store is the truth; files are copies).
+
+    With `look_ahead` (issue 17), a turn resolved is followed, in the same transaction, by
+    the look at the turn it opened that `resolve` would take next in a transaction of its
+    own: when that turn waits, the result says so in `then` (its order files collected, its
+    bots' orders stored, as that look would have); when it is due, or the look fails, what
+    it did is rolled back and `resolve` takes its next pass as before."""
     try:
         with store.write_transaction(db):
             result, texts = _resolve_locked(db, game_id, force, turns, preview)
             if preview:
                 raise _Preview(result)
             if texts is not None:
+                if look_ahead and result.outcome == "resolved":
+                    result.then = _waiting_next(db, game_id, turns, result)
                 failpoint("resolve-before-commit")
     except _Preview as done:
         return done.result
@@ -450,6 +460,20 @@ def _resolve_phase(db, game_id: str, force: bool, turns, preview: bool = False) 
             _write_report_files(turns, game_id, result.turn + 1, texts)
         except OSError as err:  # the turn is stored; the files are copies a later run restores
             result.warning = _files_warning(err)
+    return result
+
+
+def _waiting_next(db, game_id: str, turns, resolved: Resolved) -> Resolved | None:
+    """The turn `resolved` just opened, looked at as the next pass of `resolve` would (not
+    forced): its result when it waits, else None with nothing of the look kept."""
+    db.conn.execute("SAVEPOINT pbem_next_turn")
+    try:
+        result, _ = _resolve_locked(db, game_id, False, turns, False, check_only=True)
+    except Exception:  # the next pass meets it again, in its own transaction, and reports it
+        result = None
+    if result is None:
+        db.conn.execute("ROLLBACK TO pbem_next_turn")
+    db.conn.execute("RELEASE pbem_next_turn")
     return result
 
 
@@ -477,10 +501,12 @@ def failpoint(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: dict | None = None):
+def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: dict | None = None,
+                    check_only: bool = False):
     """The work of _resolve_phase inside its transaction. `known` (autoplay, issue 17): the
     game's row, its players' rows and the open turn's state and deadline, read in this same
-    transaction, so not read again."""
+    transaction, so not read again. `check_only`: stop where the turn would be resolved,
+    returning (None, None) (the turn is due), or the result why not as always."""
     game = known["game"] if known else _game(db, game_id)
     rules = get_rules(game["type"])
     number = game["phase"]
@@ -516,6 +542,8 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
             return Resolved(game_id, number, "waiting", f"early resolution is off: waiting for the deadline {phase['deadline']}"), None
         return Resolved(game_id, number, "waiting", "waiting for " + ", ".join(
             p if why == "no orders" else f"{p} ({why})" for p, why in unready.items())), None
+    if check_only:
+        return None, None
     scripts: dict[str, Script | None] = {p: None for p in asked}
     for p, row in latest.items():
         scripts[p] = read_script(decode(row["raw"]))
@@ -632,9 +660,10 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
         restore_report_files(db, turns, warnings, found)
     for game_id in games:
         forced_once = force
-        for _ in range(1 if preview else max_phases):
+        passes = 1 if preview else max_phases
+        for done in range(passes):
             try:
-                r = _resolve_phase(db, game_id, forced_once, turns, preview=preview)
+                r = _resolve_phase(db, game_id, forced_once, turns, preview=preview, look_ahead=done + 1 < passes)
             except (sqlite3.Error, MemoryError):
                 raise  # the store or the machine, not this game: the same for every game
             except Exception as err:  # one game's problem: reported, and the others go on
@@ -646,6 +675,10 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
                 r = Resolved(game_id, _game(db, game_id)["phase"], "error", str(err))
             forced_once = False  # --force resolves the phase due now, not every later one
             results.append(r)
+            if r.then is not None:  # the next pass, taken under the same lock: the turn it opened waits
+                results.append(r.then)
+                r.then = None
+                break
             if r.outcome != "resolved":
                 break
     return results
