@@ -21,16 +21,11 @@ from . import positions
 from .world import bank, to_hand
 
 
-def beliefs_of(g: dict, player: str) -> list[str]:
-    """The living beliefs a player controls (both members of a covenant), her positions clockwise."""
-    return [b for pos in positions.positions_of(g, player) for b in positions.members(g, pos)]
-
-
 def own_chips(g: dict, player: str, pos: str | None = None) -> list[str]:
     """The beliefs whose chips are "one's own" for a payment, in the order they pay: the paying
     position's (a covenant's two), then the player's other beliefs."""
     first = positions.members(g, positions.lead(g, pos)) if pos in g["beliefs"] else []
-    return first + [b for b in beliefs_of(g, player) if b not in first]
+    return first + [b for b in positions.beliefs_of(g, player) if b not in first]
 
 
 def order(g: dict, player: str, pos: str | None = None, own_only: bool = False) -> list[str]:
@@ -38,7 +33,7 @@ def order(g: dict, player: str, pos: str | None = None, own_only: bool = False) 
     position's own chips only (the player's own if no position is named)."""
     hand = g["hands"].get(player, {})
     if own_only:
-        mine = positions.members(g, positions.lead(g, pos)) if pos in g["beliefs"] else beliefs_of(g, player)
+        mine = positions.members(g, positions.lead(g, pos)) if pos in g["beliefs"] else positions.beliefs_of(g, player)
         return [b for b in mine if b in hand]
     mine = own_chips(g, player, pos)
     return [b for b in mine if b in hand] + sorted(b for b in hand if b not in mine)

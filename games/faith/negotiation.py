@@ -30,7 +30,8 @@ from pbem.core.errors import IllegalOrderError, InvalidOrderError
 from pbem.core.orders import Order
 
 from . import hands, positions
-from .hands import beliefs_of, pay
+from .hands import pay
+from .positions import beliefs_of
 from .world import INFIDEL, bank, hand_total, remove_units, to_hand, units_at
 
 VERBS = ("cede", "trade", "proselytize", "accept", "covenant", "schism", "found", "rapture")

@@ -50,6 +50,11 @@ def members(g: dict, pos: str) -> list[str]:
     return [pos] + [b for b in ring(g) if b != pos and g["beliefs"][b].get("covenant") == pos]
 
 
+def beliefs_of(g: dict, player: str) -> list[str]:
+    """The living beliefs a player controls (both members of a covenant), her positions clockwise."""
+    return [b for pos in positions_of(g, player) for b in members(g, pos)]
+
+
 def alive(g: dict, pos: str) -> bool:
     x = g["beliefs"].get(pos)
     return bool(x and x["alive"])

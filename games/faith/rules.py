@@ -1124,7 +1124,7 @@ class FaithRules(Rules):
         g = state["game"]
         own = self.actors(g, player)
         if verb == "claim":   # a position in limbo may still claim (CHOICE 73)
-            own = [b for pos in positions.positions_of(g, player) for b in positions.members(g, pos)]
+            own = positions.beliefs_of(g, player)
         if verb == "claim" and len(args) == 1:
             args = ["for", args[0]]
         if len(args) >= 2 and args[-2] == "for":
