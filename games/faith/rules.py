@@ -59,9 +59,10 @@ CHOICE 111).
   asks her alone when Movement and Battle begins (CHOICE 124). After era
   30 the largest population on the board wins (CHOICE 84: a tie shares the win).
 * At any time: `take` faith from the board into the hand, `give` faith to another hand,
-  `claim` victory (decided once every order of its turn is in, CHOICE 181: when every
-  other player with a position then holds the standing order `accept claims`, the claim
-  wins without a count, CHOICE 166; else it is counted: 200 or more of the own belief on the board and in the hand wins, else the belief dies,
+  `claim` victory (decided once every order of its turn is in -- in the Negotiation after
+  its deals --, CHOICE 181: when every other player with a position then holds the standing
+  order `accept claims`, the claim wins without a count, CHOICE 166; else it is counted: 200
+  or more of the own belief on the board and in the hand wins, else the belief dies,
   CHOICE 75, 76, 82); and the standing orders: `overflow`, `retreat`, `defend` (Armies of
   God for battles where one defends), `side`, `contest claims` (the default) / `accept
   claims`. A position in limbo gives no `take` or `give` but may still claim (CHOICE 73).
@@ -492,6 +493,8 @@ class FaithRules(Rules):
     def _end_negotiation(self, state: dict, rng: Rng) -> list[Event]:
         g = state["game"]
         events = negotiation.resolve(self, state, rng)
+        if g.get("claimed") and not state["flow"].get("over"):   # after the deals of the turn (CHOICE 181)
+            events += self._decide_claims(state)
         left = g["left"] = max(g.get("left", 1), 1) - 1   # rounds still to come this era
         if state["flow"].get("over"):
             return events
@@ -606,8 +609,9 @@ class FaithRules(Rules):
     def advance(self, state, rng):
         flow = state["flow"]
         g = state["game"]
-        if g.get("claimed"):   # the turn's orders are all in: its claims are decided (CHOICE 181)
-            events = self._decide_claims(state)
+        closing_negotiation = flow["phase"] == "negotiation" and not flow["active"] and not flow.get("over")
+        if g.get("claimed") and not closing_negotiation:   # the turn's orders are all in (CHOICE 181);
+            events = self._decide_claims(state)          # a Negotiation's, after its deals (_end_negotiation)
             return events + ([] if flow.get("over") else self.advance(state, rng))
         if flow.get("over") or flow["active"]:
             return []
@@ -1826,8 +1830,9 @@ class FaithRules(Rules):
                 break
             alive = b in g["beliefs"] and g["beliefs"][b]["alive"]
             if not alive or positions.controller(g, positions.lead(g, b)) != player:
-                events.append({"type": "claim_lapsed", "player": player, "belief": b,
-                               "why": "the belief died" if not alive else "the belief is no longer yours"})
+                why = ("the belief was raptured" if g["beliefs"].get(b, {}).get("raptured") else "the belief died"
+                       ) if not alive else "the belief is no longer yours"
+                events.append({"type": "claim_lapsed", "player": player, "belief": b, "why": why})
                 continue
             events += self._claim(state, player, positions.lead(g, b))
         return events
