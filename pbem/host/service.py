@@ -313,7 +313,7 @@ def _checked(db, rules, game: dict, player: str, script: Script) -> list[LineRes
 
 def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False,
            delivered: datetime | None = None, mail: dict | None = None,
-           known: tuple[dict, list[dict]] | None = None) -> Ack:
+           known: tuple[dict, list[dict]] | None = None, script: Script | None = None) -> Ack:
     """Store an order text for the current turn and check it against the position.
 
     The raw bytes are kept whatever happens. `trusted` (the GM typing orders in, or files the
@@ -341,8 +341,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     try:
         if game["status"] != "running":
             raise PbemError(f"game '{game_id}' is over; no more orders are taken")
-        text = decode(raw)
-        script = read_script(text)
+        if script is None:  # `script`: read_script(decode(raw)), when the caller has it (autoplay)
+            script = read_script(decode(raw))
         if script.header_errors:
             raise InputError("; ".join(script.header_errors))
         if script.game and script.game != game_id:
@@ -506,7 +506,8 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
                     check_only: bool = False):
     """The work of _resolve_phase inside its transaction. `known` (autoplay, issue 17): the
     game's row, its players' rows and the open turn's state and deadline, read in this same
-    transaction, so not read again. `check_only`: stop where the turn would be resolved,
+    transaction, so not read again; and "scripts": the submissions already read, by id.
+    `check_only`: stop where the turn would be resolved,
     returning (None, None) (the turn is due), or the result why not as always."""
     game = known["game"] if known else _game(db, game_id)
     rules = get_rules(game["type"])
@@ -547,7 +548,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
         return None, None
     scripts: dict[str, Script | None] = {p: None for p in asked}
     for p, row in latest.items():
-        scripts[p] = read_script(decode(row["raw"]))
+        scripts[p] = (known or {}).get("scripts", {}).get(row["id"]) or read_script(decode(row["raw"]))
     res = engine.resolve(rules, state, scripts, game["seed"])
     new_number = number + 1
     opened = schedule.now()
@@ -772,15 +773,19 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
             state = loads(row[0])
             seats = _players(db, game_id)
             latest = read.latest_submissions(db, game_id, number)
+            scripts: dict[int, Script] = {}  # by submission id
             for player in engine.active_players(rules, state):
                 if player in latest:
                     continue
                 rng = Random(f"{game['seed']}/bot/{number}/{player}")
                 lines = bot_script(rules, state, player, rng)
-                text = "\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n"
-                submit(db, game_id, player, text.encode(), source="bot", trusted=True, known=(game, seats))
+                raw = ("\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n").encode()
+                script = read_script(decode(raw))  # read once, for the submission and the resolution
+                ack = submit(db, game_id, player, raw, source="bot", trusted=True, known=(game, seats), script=script)
+                scripts[ack.submission_id] = script
             result, texts = _resolve_locked(db, game_id, False, turns, False,
-                                            known={"game": game, "players": seats, "state": state, "deadline": row[1]})
+                                            known={"game": game, "players": seats, "state": state, "deadline": row[1],
+                                                   "scripts": scripts})
             if texts is not None:
                 failpoint("resolve-before-commit")
         if texts is not None:
