@@ -265,3 +265,29 @@ def test_sigterm_lets_a_one_shot_run_finish_its_step_and_skip_the_rest(tmp_path,
     assert ran == ["ingest"] and result.stopped
     assert said[-1].startswith("stopped (SIGTERM)")
     assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back
+
+
+def test_a_run_looks_at_the_turn_folders_once_however_many_games_are_due(tmp_path, monkeypatch):
+    """pbem run resolves the due games one by one (so a stop is heard between two): the turn
+    folders of every game are looked at, and missing report files restored, once a run --
+    not once a due game, which on a host of many games made a run cost due x games."""
+    from pbem.host import folders
+    from pbem.host.store import open_db
+
+    setup(tmp_path, "")
+    for gid in ("g2", "g3", "g4"):
+        r = pbem(tmp_path, "new", "gods", gid, "--player", "alice", "--player", "bob", "--seed", "2", "--every", "1h")
+        assert r.returncode == 0, r.stderr
+    (tmp_path / "turns" / "g4" / "1" / "reports" / "bob.txt").unlink()  # lost: restored by the run
+    monkeypatch.setenv("PBEM_NOW", "2099-01-01T00:00:00Z")  # every deadline has passed
+    scans = []
+    real = folders.scan
+    monkeypatch.setattr(folders, "scan", lambda db, turns: scans.append(turns) or real(db, turns))
+    db = open_db(str(tmp_path / "pbem.db"))
+    try:
+        step = loop.RUNNERS["resolve"](db, {"turns": str(tmp_path / "turns"), "stop": lambda: False})
+    finally:
+        db.close()
+    assert step.status == "done" and all(f"{g} turn 1 resolved" in step.detail for g in ("g2", "g3", "g4")), step
+    assert len(scans) == 1, scans  # one for due_games and the restoring: not one more a game
+    assert (tmp_path / "turns" / "g4" / "1" / "reports" / "bob.txt").is_file()

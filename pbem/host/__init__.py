@@ -25,7 +25,7 @@ _EXPORTS = {
     "reporting": ("Reporter",),
     "service": (
         "DEFAULT_TURNS", "Ack", "Resolved", "autoplay", "bot_script", "collect_turn_files", "due_games", "failpoint",
-        "new_game", "new_password", "replay", "resolve", "rollback", "submit",
+        "new_game", "new_password", "replay", "resolve", "restore_report_files", "rollback", "submit",
     ),
     "store": ("open_db", "open_reader"),
 }

@@ -636,7 +636,7 @@ def due_games(db, turns: str | Path | None = None, found: folders.Scan | None = 
 
 def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: str | Path | None = DEFAULT_TURNS,
             max_phases: int = 100_000, preview: bool = False, keep_going: bool = False,
-            warnings: dict[str, str] | None = None) -> list[Resolved]:
+            warnings: dict[str, str] | None = None, restore: bool = True) -> list[Resolved]:
     """Resolve every phase whose orders are all in (or whose deadline has passed, or all with
     `force`), again and again until each game waits for orders or ends.
 
@@ -649,8 +649,10 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
     next game goes on; without, the error is raised. Either way, the report files of each
     game's current turn that are missing are written first (restore_report_files); a game
     whose files cannot be written is named in `warnings` (game id: why) and the run goes on
-    (a resolved turn's own files too: its result's `warning`)."""
-    found = folders.scan(db, turns) if not (preview and (game_ids or force)) else None  # one look for both
+    (a resolved turn's own files too: its result's `warning`). A caller that resolves game
+    after game (pbem run) restores once itself and passes `restore=False`."""
+    restore = restore and not preview
+    found = folders.scan(db, turns) if restore or not (game_ids or force) else None  # one look for both
     if game_ids:
         games = [_game(db, g)["id"] for g in game_ids]
     elif force:
@@ -658,7 +660,7 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
     else:
         games = due_games(db, turns, found)
     results: list[Resolved] = []
-    if not preview:
+    if restore:
         restore_report_files(db, turns, warnings, found)
     for game_id in games:
         forced_once = force

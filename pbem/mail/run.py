@@ -191,7 +191,12 @@ def _resolve(db, ctx: dict) -> Step:
 
     done, failed = [], []
     warnings: dict[str, str] = {}  # report files that could not be written: the store has the turn
-    due = host.due_games(db, ctx["turns"])
+    from pbem.host import folders
+
+    found = folders.scan(db, ctx["turns"])  # one look at the turn folders a run, for both
+    due = host.due_games(db, ctx["turns"], found)
+    # the missing report files of every game, once a run (each resolve below is told not to)
+    host.restore_report_files(db, ctx["turns"], warnings, found)
     if due:  # the report renderer, for the turns that open (imported only when there is one)
         from pbem import render
 
@@ -200,7 +205,7 @@ def _resolve(db, ctx: dict) -> Step:
         if ctx["stop"]():
             break
         try:
-            for r in host.resolve(db, [game_id], turns=ctx["turns"], warnings=warnings):
+            for r in host.resolve(db, [game_id], turns=ctx["turns"], warnings=warnings, restore=False):
                 if r.outcome == "error":  # a host that reports a game it could not resolve
                     failed.append(f"{game_id}: {r.detail}")
                 elif r.outcome in ("resolved", "finished") and r.detail != "the game is over":
