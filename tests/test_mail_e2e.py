@@ -169,7 +169,7 @@ def test_a_gods_game_played_entirely_by_email(tmp_path, monkeypatch, cli, smtp):
             box.close()
         out = run("ingest", tmp_path / "Maildir", eml_dir, mbox_dir)
         fresh = 2 if where == 2 else 1
-        assert f"{fresh} new messages: 1 accepted, 0 rejected, {fresh - 1} ignored; {ingested} already ingested" in out, out
+        assert f"{fresh} new message{'s' if fresh != 1 else ''}: 1 accepted, 0 rejected, {fresh - 1} ignored; {ingested} already ingested" in out, out
         ingested += fresh
         assert "1 sent" in run("send")  # the acknowledgement, and nothing for the auto-reply
         ack = smtp.messages[seen]

@@ -128,5 +128,5 @@ def test_a_game_the_gm_ended_verifies_to_where_it_stopped(cli, tmp_path):
     assert "drawn between" in (site / "index.html").read_text()
     r = cli("verify", site / "games" / "g1")
     assert r.exit_code == 0, r.output
-    assert "note: the game was ended by gm, not by the rules, at turn 4" in r.stdout
+    assert "note: the game was ended by gm, not by the rules, at turn 4; the result is theirs: ann and bob" in r.stdout
     assert "4 turns re-adjudicated" in r.stdout

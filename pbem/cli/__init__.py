@@ -10,6 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from pbem.core.errors import PbemError
+from pbem.core.words import plural
 
 
 def _flag(value) -> bool:
@@ -452,7 +453,7 @@ def replay(
     for gid in ids:
         result = host.replay(db, gid)
         if result["ok"]:
-            typer.echo(f"{gid}: {result['phases']} phases replayed, every hash matches")
+            typer.echo(f"{gid}: {plural(result['phases'], 'phase')} replayed, every hash matches")
         else:
             bad += 1
             typer.echo(f"{gid}: MISMATCH at turn {result['mismatches'][0]}")
@@ -478,6 +479,7 @@ def publish(
     unreadable manifest (.pbem-site.json, .pbem-site/) makes the publish check everything.
 
     Example: pbem publish --out public_html
+
     Example: pbem publish --out public_html --check
     """
     from pbem.site.publish import publish as publish_site

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pbem.core.words import plural
+
 MAX_MESSAGE_BYTES = 10 * 1024 * 1024  # larger messages are rejected unread, but kept whole
 
 
@@ -36,7 +38,7 @@ class Tally:
 
     def summary(self) -> str:
         return (
-            f"{len(self.new)} new messages: {self.count('accepted')} accepted, {self.count('rejected')} rejected, "
+            f"{plural(len(self.new), 'new message')}: {self.count('accepted')} accepted, {self.count('rejected')} rejected, "
             f"{self.count('ignored')} ignored; {self.count('seen')} already ingested"
         )
 

@@ -90,6 +90,12 @@ class Source:
         return doc
 
 
+def _names(winners) -> str:
+    """Winners as a GM reads them: 'zeus, hera and ares' (nobody: 'nobody')."""
+    names = [str(w) for w in winners or []]
+    return "nobody" if not names else names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _same(a, b) -> bool:
     """Equal as JSON (tuples and lists alike, key order ignored)."""
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
@@ -168,12 +174,12 @@ def verify(where: str) -> Verified:
         ended_by = (record.get("outcome") or {}).get("ended_by")
         if not final_state["flow"].get("over") and ended_by:
             out.notes.append(f"the game was ended by {ended_by}, not by the rules, at turn {out.turns}; "
-                             f"the result is theirs: {record['outcome'].get('winners')}")
+                             f"the result is theirs: {_names(record['outcome'].get('winners'))}")
         elif not final_state["flow"].get("over"):
             out.problems.append("record.json: re-adjudicated, the game is not over after its last turn")
         elif record.get("outcome") is not None and not _same((record["outcome"] or {}).get("winners"), (outcome or {}).get("winners")):
-            out.problems.append(f"record.json: the winners are {record['outcome'].get('winners')}, "
-                                f"re-adjudicated {(outcome or {}).get('winners')}")
+            out.problems.append(f"record.json: the winners are {_names(record['outcome'].get('winners'))}, "
+                                f"re-adjudicated {_names((outcome or {}).get('winners'))}")
     if len(phases) == 0:
         out.problems.append("record.json: no turns")
     return out
