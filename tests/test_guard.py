@@ -227,3 +227,16 @@ def test_an_auto_reply_that_quotes_our_blank_order_form_is_still_recognised(db, 
     (out,) = ingest(db, mail(tmp_path, "oof-form", subject="Automatic reply: [g1] turn 1 report", body=body))
     assert out.outcome == "ignored" and out.reason == "auto-reply (its subject)"
     assert replies(db) == 0
+
+
+def test_orders_with_the_right_password_are_always_told_why_they_were_refused(db, game, tmp_path):
+    """A walk-through: after a few rejected messages from her address, a player's orders with
+    the right password but refused (no usable line) were not answered 'by the reply cap', so
+    she never learned why. The cap is for senders who cannot prove who they are."""
+    noise = [mail(tmp_path, f"noise{i}", body="hello, is this the judge?") for i in range(guard.REPLY_CAP + 1)]
+    ingest(db, *noise)
+    (out,) = ingest(db, mail(tmp_path, "refused", body=f"PLAYER alice\nPASSWORD {game['alice']}\nfly to the moon\nEND\n"))
+    assert out.outcome == "rejected" and "reply cap" not in out.reason, out.reason
+    assert replies(db, out.inbox_id) == 1
+    (bad,) = ingest(db, mail(tmp_path, "nopass", body="PLAYER alice\nPASSWORD nottheone\nfly to the moon\nEND\n"))
+    assert bad.outcome == "rejected"  # a wrong password is the guessing throttle's (answered up to its limit)

@@ -410,6 +410,7 @@ def orders(m: Incoming) -> Outcome:
         known=(m.game, m.players) if m.rows_fresh else None,
     )
     out.submission_id = ack.submission_id
+    out.authenticated = "wrong password" not in ack.reason
     out.outcome = "rejected" if ack.status == "rejected" else "accepted"
     out.reason = _reason(ack)
     if "wrong password" in ack.reason:

@@ -21,8 +21,10 @@ an hour: a notice to the GM's address (the game's `gm_email`, else `gm` in pbem.
 [mail], else PBEM_GM) and a line in `pbem status`. **The reply cap** -- at most
 `REPLY_CAP` answers an hour to one address for messages that were rejected (or asked for
 HELP): whatever auto-responder is not recognised, a mail loop cannot start. Acknowledgements
-of accepted orders and requested reports are never capped, and a seat's wrong passwords are
-left to the guessing throttle (a player who mistypes is answered up to GUESS_LIMIT times).
+of accepted orders and requested reports are never capped, nor the refusal of orders sent
+with the right password (a player always learns why: no auto-responder knows the password),
+and a seat's wrong passwords are left to the guessing throttle (a player who mistypes is
+answered up to GUESS_LIMIT times).
 """
 
 from __future__ import annotations
@@ -330,6 +332,8 @@ def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
         return
     if out.reason.startswith("bad password") and out.player:
         return  # a seat's wrong passwords: the guessing throttle's to judge (a player may mistype)
+    if out.authenticated:
+        return  # orders with the right password: a player is always told why they were refused
     to = db.execute("select to_addr from outbox where id > ? and inbox_id = ? and +status = 'queued' limit 1",
                     [floor, out.inbox_id]).fetchone()
     if not to:
