@@ -273,6 +273,20 @@ def test_an_empty_file_counts_as_no_orders(cli, tmp_path):
     assert "(no orders" in r.stdout
 
 
+
+def test_no_orders_from_a_player_not_asked_this_turn_promises_no_default_orders(cli, tmp_path):
+    """A walk-through: a password-only message from a god who was not on turn was answered
+    'no orders: the game's default orders will be used for you' -- none are, none are needed."""
+    pw = new(cli)
+    clean(cli("resolve", "g1", "--force"), 0)  # GODS: turn 2 asks bob alone
+    assert "awaiting bob" in cli("status", "g1").stdout
+    r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], []))
+    clean(r, 0)
+    assert "default orders" not in r.stdout
+    assert "none are asked of you this turn" in r.stdout
+    r = cli("submit", "g1", "bob", "-", input=text("bob", pw["bob"], []))
+    assert "(no orders: the game's default orders will be used for you)" in r.stdout
+
 @pytest.mark.parametrize("size_mb", [5])
 def test_a_5mb_file_is_refused_and_kept(cli, tmp_path, game, size_mb):
     pw, db, lines = game

@@ -215,6 +215,7 @@ class Ack:
     confirmed: bool = False  # the orders carry a READY line
     rules: dict[int, str] = field(default_factory=dict)  # issue 18: line -> the rule its ruling applies
     rule: str = ""  # ...and the rule of `reason`, when the whole submission is rejected by one
+    asked: bool = True  # the player is asked for orders this turn (told apart for an empty submission)
 
     @property
     def ready(self) -> bool:
@@ -263,8 +264,10 @@ class Ack:
         accepted = sum(1 for r in self.lines if r.status == "accepted")
         ignored = sum(1 for r in self.lines if r.status == "ignored")
         rejected = len(self.lines) - accepted - ignored
-        if not self.lines:
+        if not self.lines and self.asked:
             out.append("(no orders: the game's default orders will be used for you)")
+        elif not self.lines:
+            out.append("(no orders, and none are asked of you this turn: nothing is needed from you until it is your turn)")
         out.append(f"{accepted} accepted, {rejected} rejected." + (f" {ignored} ignored (not orders)." if ignored else ""))
         out.append("These orders replace any you sent earlier for this turn; send again to change them before the deadline.")
         if rejected and self.confirmed:
@@ -364,6 +367,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
                      and (rule := citations.cite_reason(rules.data, r.reason, r.text))}  # issue 18
         ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
         ack.confirmed = script.ready or trusted  # the GM's own entries (and bot seats) are taken as they are
+        if not ack.lines:  # an empty submission: default orders only for a player asked this turn
+            ack.asked = player in engine.active_players(rules, current_state(db, game))
         if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
             ack.status = "rejected"
             asked = engine.active_players(rules, current_state(db, game))

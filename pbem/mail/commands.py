@@ -253,7 +253,9 @@ def _known_game(db, name: str | None) -> dict | None:
 
 def _reason(ack) -> str:
     if ack.status == "accepted":
-        return "orders accepted" if ack.lines else "orders accepted (no orders: default orders will be used)"
+        if ack.lines:
+            return "orders accepted"
+        return "orders accepted (no orders: default orders will be used)" if ack.asked else "no orders (none asked this turn)"
     if ack.status == "partial":
         bad = sum(1 for r in ack.lines if r.status != "accepted")
         return f"orders accepted ({bad} of {len(ack.lines)} lines rejected)"
