@@ -189,6 +189,27 @@ def test_auto_replies_without_auto_submitted_are_never_answered(db, game, tmp_pa
     assert replies(db) == 0
 
 
+OUT_OF_OFFICE = ["I am out of the office.", "OUT OF THE OFFICE", "i am currently away", "I am on annual leave",
+                 "I'm on holiday", "I'm currently out of town", "I will be back on Monday", "Returning on the 3rd",
+                 "limited access to my e-mail", "I will reply to you after my return",
+                 "I'll get back to you as soon as possible when I return", "This is an automatically generated message",
+                 "This is an automated reply", "AutoReply", "auto-reply", "Ich bin bis Montag weg", "Ich bin ab Montag da",
+                 "Ich bin vom 3. bis 5. weg", "Ich bin vom 3. bis 5. abwesend", "ABWESEND", "Je suis absent.",
+                 "Estoy fuera", "Sono assente", "Je suis abſent", "\u0130 am away", "ich b\u0131n ab heute",
+                 "\u017fono a\u017f\u017fente"]
+NOT_OUT_OF_OFFICE = ["Buy now! spam spam spam", "I ambush", "office", "I will be there", "I'm", "Grüße, Bob",
+                     "I shall return the favour", "this is a test", "ich bin da", "I am", "I was out"]
+
+
+@pytest.mark.parametrize("body", OUT_OF_OFFICE + NOT_OUT_OF_OFFICE)
+def test_the_out_of_office_pre_filter_agrees_with_the_pattern(body):
+    """Issue 17: _out_of_office searches only an ASCII text that holds one of its words (else
+    every text): it says what _AUTO_BODY says, in any case, for any of its sentences."""
+    for text in (body, body.upper(), body.lower(), body.swapcase(), f"Hello,\n\n{body}\n\nBob\n"):
+        assert guard._out_of_office(text) == (guard._AUTO_BODY.search(text) is not None), text
+    assert guard._out_of_office(body) == (body in OUT_OF_OFFICE), body
+
+
 def test_a_player_who_mentions_holidays_in_real_orders_is_not_taken_for_a_robot(db, game, tmp_path):
     body = f"I am out of the office next week, so here are my orders.\nPLAYER alice\nPASSWORD {game['alice']}\nEND\n"
     (out,) = ingest(db, mail(tmp_path, "holiday", subject="Re: [g1] turn 1 report", body=body))

@@ -167,3 +167,26 @@ def test_a_charset_name_with_a_nul_falls_back_instead_of_raising():
     from pbem.mail.mime import decode_bytes
 
     assert decode_bytes("caf\u00e9".encode("utf-8"), "utf\x00-8") == "caf\u00e9"
+
+
+def test_special_first_holds_every_character_a_special_line_can_start_with():
+    """numbered_lines tries _MAYBE_SPECIAL only on a line whose first character is in
+    SPECIAL_FIRST: every character the pattern can start a match with, in any case (as
+    IGNORECASE folds them), must be there -- else a signature or a forwarded header would be
+    read as a line of orders."""
+    import re
+    import sys
+
+    firsts = re.compile(r"[_\-b*fvdoaleisg]", re.IGNORECASE)  # the first characters of _MAYBE_SPECIAL's branches
+    assert {chr(c) for c in range(sys.maxunicode + 1) if firsts.match(chr(c))} == set(mail_extract.SPECIAL_FIRST)
+    tails = ["_" * 9, "", "egin forwarded message:", "rom:", "on:", "e:", "n x", "m x", "e x", "l x", "p x", "ent ",
+             "et outlook", "on meinem", "nvoy", "nviado desde", "from:", "von:", "de:"]
+    for c in map(chr, range(0x250)):  # (the Latin letters and their cases: each tried against every branch)
+        if any(mail_extract._MAYBE_SPECIAL.match(c + tail) for tail in tails):
+            assert c in mail_extract.SPECIAL_FIRST, repr(c)
+    assert [d for d in ("\u0130", "\u0131", "\u017f") if mail_extract._MAYBE_SPECIAL.match(d + "n x" if d != "\u017f" else d + "ent ")]
+    # a line starting with none of them is read as it is; one that does is still looked at
+    lines = mail_extract.numbered_lines("GAME g\nhold A\n\u017fent from my phone\n")
+    assert [t for _, _, t in lines if t] == ["GAME g", "hold A"]  # (a mobile footer: dropped)
+    lines = mail_extract.numbered_lines("GAME g\nhold A\nxent from my phone\n")
+    assert [t for _, _, t in lines if t] == ["GAME g", "hold A", "xent from my phone"]

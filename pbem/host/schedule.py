@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -17,7 +18,7 @@ def now() -> datetime:
     fixed = os.environ.get("PBEM_NOW")
     if fixed:
         return parse_time(fixed)
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.fromtimestamp(int(time.time()), timezone.utc)  # (whole seconds; issue 17: no replace)
 
 
 def parse_time(text: str) -> datetime:

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import sqlite3
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -298,11 +299,19 @@ def _cite_whole(game_type: str, reason: str) -> str:
 _CHECKS: dict[tuple, list[LineResult]] = {}
 
 
-def _checked(db, rules, game: dict, player: str, script: Script) -> list[LineResult]:
+def _checked(db, rules, game: dict, player: str, script: Script, kept: dict | None = None) -> list[LineResult]:
     """engine.check_script of `script` in the game's open turn; issue 17: worked out once for
     the same lines against the same position (the phase's state hash; an ingest run meets the
-    same orders mailed again and again), each caller getting its own copies."""
-    row = db.execute("select state_hash from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone()
+    same orders mailed again and again), each caller getting its own copies. `kept`: where
+    the caller keeps rows it read in this transaction while nothing changes them (the phase's
+    state hash is read once a run, as the mail layer's Context.rows)."""
+    where = ("state_hash", game["id"], game["phase"])
+    if kept is not None and where in kept:
+        row = kept[where]
+    else:
+        row = db.execute("select state_hash from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone()
+        if kept is not None:
+            kept[where] = row
     key = (game["type"], row[0] if row else None, player, tuple((line.number, line.text) for line in script.lines))
     found = _CHECKS.get(key) if row and row[0] else None
     if found is None:
@@ -316,7 +325,8 @@ def _checked(db, rules, game: dict, player: str, script: Script) -> list[LineRes
 
 def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False,
            delivered: datetime | None = None, mail: dict | None = None,
-           known: tuple[dict, list[dict]] | None = None, script: Script | None = None) -> Ack:
+           known: tuple[dict, list[dict]] | None = None, script: Script | None = None,
+           savepoint: bool = True, kept: dict | None = None) -> Ack:
     """Store an order text for the current turn and check it against the position.
 
     The raw bytes are kept whatever happens. `trusted` (the GM typing orders in, or files the
@@ -334,7 +344,12 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     it does not replace earlier orders.
 
     `known`: the game's row and its players' rows (`read.game`, `read.players`) when the caller
-    has just read them in this same transaction (issue 17: the mail layer has, for each message)."""
+    has just read them in this same transaction (issue 17: the mail layer has, for each message).
+
+    `savepoint=False`: the caller holds a savepoint of its own that an exception rolls back
+    (ingest's, a message's), so the submission and its acknowledgement are written without
+    one more (issue 17: two statements a message); outside a transaction one is begun anyway.
+    `kept`: rows the caller keeps while nothing changes them (see `_checked`)."""
     game = known[0] if known else _game(db, game_id)
     row = _player(db, game_id, player, known[1] if known else None)
     player = row["name"]
@@ -362,7 +377,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         if source == "bot" and trusted and mail is None:  # issue 17: a bot seat's lines (bot_script) are legal orders
             ack.lines = [LineResult(line.number, line.text, "accepted", line.text) for line in script.lines]
         else:
-            ack.lines = _checked(db, rules, game, player, script)
+            ack.lines = _checked(db, rules, game, player, script, kept)
         ack.rules = {r.number: rule for r in ack.lines if r.reason and r.status != "ignored"
                      and (rule := citations.cite_reason(rules.data, r.reason, r.text))}  # issue 18
         ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
@@ -381,7 +396,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         ack.reason = str(err)
         ack.rule = _cite_whole(game["type"], ack.reason)
     text = ack.text
-    with db.atomic():
+    with db.atomic() if savepoint or not db.conn.in_transaction else nullcontext():
         ack.submission_id = db.execute(  # issue 17: plain SQL (sqlite-utils reads the schema each insert)
             "INSERT INTO submissions (game_id, phase, player, received, source, raw, sha256, status, ack, ready) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -410,6 +410,8 @@ def orders(m: Incoming) -> Outcome:
         delivered=m.item.delivered or (received_time(m.msg) if m.msg is not None else None),
         mail={"to": m.reply_to, "in_reply_to": m.mid, "inbox_id": out.inbox_id},
         known=(m.game, m.players) if m.rows_fresh else None,
+        savepoint=False,  # issue 17: inside the message's savepoint (ingest_item), or the request's (_run)
+        kept=m.ctx.rows if m.rows_fresh else None,  # (the phase's state hash, as the game's row: Context.rows)
     )
     out.submission_id = ack.submission_id
     out.authenticated = "wrong password" not in ack.reason

@@ -87,6 +87,12 @@ _MAYBE_SPECIAL = re.compile(r"_{10}|-|begin forwarded message:|\*?(?:from|von|de
                             r"|sent |get outlook|von meinem|envoy|enviado desde", re.IGNORECASE)
 
 
+# issue 17: the characters a match of _MAYBE_SPECIAL can start with (its first characters,
+# whatever their case, as IGNORECASE folds them: the Turkish i's and the long s too); a line
+# that starts with none of them is not tried (tests/test_mail_extract.py checks the set)
+SPECIAL_FIRST = frozenset("*-ABDEFGILOSV_abdefgilosv\u0130\u0131\u017f")
+
+
 _LINE = re.compile(r"^(?:((?:[ \t]{0,3}>)+)[ \t]?)?(.*)$", re.MULTILINE)  # _QUOTE's marks (or none), the rest
 
 
@@ -109,16 +115,21 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
 
     # issue 17: each line split (quote depth, text) and stripped once, up front
     cut = limit * 4
-    pairs = _LINE.findall(text) if len(text) <= cut else []  # each line's quote marks and the rest, at once
-    if len(pairs) != n:  # (a long text: each line cut first)
-        quote = _QUOTE.match
-        found = [quote(line[:cut]) for line in raw]
-        pairs = [(m.group(1), line[m.end():cut]) if m else ("", line[:cut]) for line, m in zip(raw, found)]
-    depths = [q.count(">") for q, _ in pairs]
-    bodies = [b for _, b in pairs]
+    if ">" not in text:  # no quoted line: each line as it is (cut), at depth 0
+        bodies = raw if len(text) <= cut else [line[:cut] for line in raw]
+        depths = [0] * n
+    else:
+        pairs = _LINE.findall(text) if len(text) <= cut else []  # each line's quote marks and the rest, at once
+        if len(pairs) != n:  # (a long text: each line cut first)
+            quote = _QUOTE.match
+            found = [quote(line[:cut]) for line in raw]
+            pairs = [(m.group(1), line[m.end():cut]) if m else ("", line[:cut]) for line, m in zip(raw, found)]
+        depths = [q.count(">") for q, _ in pairs]
+        bodies = [b for _, b in pairs]
     texts = [b.strip() for b in bodies]
     maybe = _MAYBE_SPECIAL.match
-    specials = [j for j, t in enumerate(texts) if t.endswith(":") or maybe(t) is not None]
+    first = SPECIAL_FIRST
+    specials = [j for j, t in enumerate(texts) if t.endswith(":") or (t[:1] in first and maybe(t) is not None)]
     special = set(specials)
     specials.append(n)  # (the end)
     next_special = 0  # index into specials of the first special line at or after i

@@ -223,6 +223,21 @@ _AUTO_BODY = re.compile(
     r"|ich bin (?:bis|vom|ab)|abwesend|je suis absent|estoy fuera|sono assente",
     re.IGNORECASE,
 )
+# issue 17: a text _AUTO_BODY can match holds one of these (an ASCII text, lowered: each of
+# its branches has one of them in its fixed words); most mail holds none, and is not searched
+_AUTO_BODY_WORDS = ("auto", "office", "i am ", "i'm ", "will be back ", "return", "limited access to", "ich bin ",
+                    "abwesend", "je suis absent", "estoy fuera", "sono assente")
+
+
+def _out_of_office(body: str) -> bool:
+    """Whether `body` is an out-of-office text (_AUTO_BODY finds one of its sentences)."""
+    if body.isascii():  # (other texts: case folding beyond ASCII is the pattern's to judge)
+        low = body.lower()
+        if not any(word in low for word in _AUTO_BODY_WORDS):
+            return False
+    return _AUTO_BODY.search(body) is not None
+
+
 # a message that carries a real password or a mail command is a person's, whatever its subject says
 _ORDERISH = re.compile(r"^[ \t>]*(?:(?i:password)[ \t:]+(?!your-password-here)\S"
                        r"|(?:JOIN|ABSENT|RESIGN|WAIT|DRAW|CONCEDE|PRESS|REPORT|HELP|READY)\b)", re.MULTILINE)
@@ -244,7 +259,7 @@ def auto_reply(msg: Message) -> str | None:
         return None
     if _AUTO_SUBJECT.search(header_safe(header(msg, "Subject"))[:120]):
         return "auto-reply (its subject)"
-    if body is not None and len(body) <= 4000 and _AUTO_BODY.search(body):
+    if body is not None and len(body) <= 4000 and _out_of_office(body):
         return "auto-reply (an out-of-office text)"
     return None
 

@@ -84,12 +84,14 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
     try:
         limit = store_limit(db)
         if item.size is not None and item.size > limit:  # issue 17: never read whole, never stored whole
+            ctx.next_inbox = None  # (its row takes the next id)
             return _set_aside(db, item, out, limit)
         raw = item.read()
     except OSError as err:
         out.reason = f"unreadable: {err}"
         return out
     if len(raw) > limit:
+        ctx.next_inbox = None
         return _set_aside(db, Item(item.origin, item.kind, lambda: raw, item.delivered, item.name, size=len(raw)), out, limit)
     raw_sha = hashlib.sha256(raw).hexdigest()
     if db.execute("select 1 from inbox where raw_sha256 = ? limit 1", [raw_sha]).fetchone():
@@ -127,7 +129,7 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
             # (issue 17: an UPDATE rewrote the whole row, raw bytes and all); its id is known
             # before, for what its handling writes (the outbox's inbox_id, a submission's
             # source): the next rowid, under the write lock (only ingest writes inbox rows)
-            out.inbox_id = db.execute("select coalesce(max(id), 0) + 1 from inbox").fetchone()[0]
+            out.inbox_id = ctx.next_inbox or db.execute("select coalesce(max(id), 0) + 1 from inbox").fetchone()[0]
             if same_key:
                 out.reason = f"duplicate Message-ID {header_safe(mid, 100)}: a different message with this Message-ID was ingested before"
                 sender = sender_of(msg)
@@ -140,11 +142,14 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
             else:
                 guard.guarded(dispatch, db, item, raw, msg, out, ctx)  # issue 14: bounces, auto-replies, throttles
             _record(db, row, out)
+        if ctx.rows is not None:
+            ctx.next_inbox = out.inbox_id + 1
     except Exception as err:
         # anything unforeseen: the message is kept and rejected as unreadable, never a traceback
         log.exception("%s: cannot process", item.origin)
         if ctx.rows is not None:
             ctx.rows.clear()
+        ctx.next_inbox = None
         out = Outcome(item.origin, "rejected", f"unreadable: {type(err).__name__}: {header_safe(err, 200)}")
         with db.atomic():
             out.inbox_id = _insert(db, "inbox", dict(row, outcome="rejected", reason=out.reason))
@@ -226,6 +231,7 @@ def ingest(db, paths: list[str | Path], own_address: str | None = None, on_resul
             if not conn.in_transaction:
                 conn.execute("BEGIN IMMEDIATE")
                 ctx.rows.clear()  # another process may have changed a game since the last commit
+                ctx.next_inbox = None
             result = ingest_item(db, item, ctx)
             tally.results.append(result)
             done.append(result)

@@ -55,3 +55,6 @@ class Context:
     # has changed them (pbem.mail.commands.dispatch empties it before a mail command runs;
     # ingest when it begins a transaction). None: each message reads them
     rows: dict | None = None
+    # issue 17: the id the next inbox row gets, while `rows` is kept (ingest: one transaction
+    # at a time, and only ingest writes inbox rows); None: read from the store
+    next_inbox: int | None = None
