@@ -291,3 +291,22 @@ def test_a_run_looks_at_the_turn_folders_once_however_many_games_are_due(tmp_pat
     assert step.status == "done" and all(f"{g} turn 1 resolved" in step.detail for g in ("g2", "g3", "g4")), step
     assert len(scans) == 1, scans  # one for due_games and the restoring: not one more a game
     assert (tmp_path / "turns" / "g4" / "1" / "reports" / "bob.txt").is_file()
+
+
+def test_publish_by_hand_writes_the_loops_site_with_the_loops_links(tmp_path):
+    """A walk-through: `pbem publish --out site` after `pbem run` rewrote the feed and the
+    calendars with relative links, and the next run made them absolute again. Without --out,
+    publish goes to run's publish_dir with its base_url; elsewhere it stays relative."""
+    setup(tmp_path, '[run]\npublish_dir = "site"\nbase_url = "https://judge.example/pbem/"\n')
+    r = pbem(tmp_path, "publish")
+    assert r.returncode == 0, r.stderr
+    feed = (tmp_path / "site" / "games" / "g1" / "feed.atom").read_text()
+    assert "https://judge.example/pbem/games/g1/" in feed
+    r = pbem(tmp_path, "publish", "--out", tmp_path / "site")  # the same folder named: the same links
+    assert r.returncode == 0 and r.stdout.splitlines()[-1].startswith("0 written"), r.stdout
+    assert (tmp_path / "site" / "games" / "g1" / "feed.atom").read_text() == feed
+    assert pbem(tmp_path, "publish", "--out", "elsewhere").returncode == 0
+    assert "https://judge.example" not in (tmp_path / "elsewhere" / "games" / "g1" / "feed.atom").read_text()
+    (tmp_path / "pbem.toml").write_text("")
+    r = pbem(tmp_path, "publish")
+    assert r.returncode == 2 and r.stderr.startswith("pbem: give --out DIR") and "Traceback" not in r.stderr, r.stderr

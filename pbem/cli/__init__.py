@@ -463,7 +463,7 @@ def replay(
 
 @app.command()
 def publish(
-    out: str = typer.Option(..., "--out", metavar="DIR", help="Folder to write the site into (created if missing)."),
+    out: Optional[str] = typer.Option(None, "--out", metavar="DIR", help="Folder to write the site into (created if missing; default: publish_dir of pbem.toml's [run] table)."),
     game_ids: List[str] = typer.Argument(None, metavar="GAME_ID...", help="Games to publish (default: every game in the store)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", metavar="URL", help="Where the site will be served, e.g. https://example.org/pbem/ (makes the feed's links absolute)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line, not each file written."),
@@ -478,11 +478,25 @@ def publish(
     at every file of every game and restores any edited or deleted by hand; a missing or
     unreadable manifest (.pbem-site.json, .pbem-site/) makes the publish check everything.
 
+    Without --out, the site goes where `pbem run` publishes it (publish_dir in pbem.toml's
+    [run] table), and into that folder with run's base_url unless --base-url is given: a
+    publish by hand and the loop's write the same files.
+
     Example: pbem publish --out public_html
 
     Example: pbem publish --out public_html --check
     """
+    from pbem.mail.run import load_run_settings
     from pbem.site.publish import publish as publish_site
+
+    settings_run = load_run_settings()
+    if out is None:
+        out = settings_run.publish_dir and str(Path(settings_run.publish_dir).expanduser())
+        if not out:
+            _fail("give --out DIR (or set publish_dir in pbem.toml's [run] table)", 2)
+    if base_url is None and settings_run.base_url and settings_run.publish_dir \
+            and Path(out).expanduser().resolve() == Path(settings_run.publish_dir).expanduser().resolve():
+        base_url = settings_run.base_url  # the loop's site: the same links as `pbem run` writes
 
     def progress(total: int):
         import click
