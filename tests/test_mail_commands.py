@@ -250,6 +250,17 @@ def test_resign_leaves_the_seat_and_the_gm_is_told(game, tmp_path):
     assert out.outcome == "rejected"
 
 
+
+def test_a_resignation_reaches_the_hosts_gm_address_when_the_game_names_none(game, tmp_path, monkeypatch):
+    """A walk-through: with the GM's address in pbem.toml's [mail] gm (as docs/hosting.md
+    shows) and no gm_email option, a RESIGN by mail was not mailed to the GM."""
+    monkeypatch.setenv("PBEM_CONFIG", str(tmp_path / "pbem.toml"))
+    (tmp_path / "pbem.toml").write_text('[mail]\ngm = "gm@judge.example"\n')
+    db, pw = game
+    out, mail = send(db, tmp_path, "carol@example.org", f"PASSWORD {pw['carol']}\nRESIGN\n")
+    assert out.outcome == "accepted"
+    assert [r["subject"] for r in mail.get("gm@judge.example", [])] == ["[g1] carol resigned"]
+
 def test_absent_moves_a_deadline_inside_it(tmp_path, monkeypatch):
     monkeypatch.setenv("PBEM_NOW", NOW)
     db = open_db(str(tmp_path / "pbem.db"))

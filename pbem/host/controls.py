@@ -250,10 +250,11 @@ def observer_addresses(db, game_id: str) -> list[str]:
     return [r[0] for r in db.execute("select email from observers where game_id = ? order by email", [game_id]).fetchall()]
 
 
-def tell_gm(db, game_id: str, subject: str, text: str) -> int | None:
-    """Mail the GM (the game's gm_email option) when one is set; the GM-action log and `pbem
-    status` show it either way."""
-    addr = host_options(db, game_id).get("gm_email")
+def tell_gm(db, game_id: str, subject: str, text: str, fallback: str | None = None) -> int | None:
+    """Mail the GM (the game's gm_email option, else `fallback`: the host's GM address, [mail]
+    gm of pbem.toml, which the mail layer passes) when one is set; the GM-action log and
+    `pbem status` show it either way."""
+    addr = host_options(db, game_id).get("gm_email") or fallback
     if not addr:
         return None
     return outbox.queue(db, kind="gm", to_addr=addr, subject=f"[{game_id}] {subject}", body=text, game_id=game_id)

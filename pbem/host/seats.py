@@ -262,10 +262,11 @@ def add_seat(db, game_id: str, name: str, email: str | None = None, *, by: str =
     return password
 
 
-def resign(db, game_id: str, player: str) -> str:
+def resign(db, game_id: str, player: str, gm: str | None = None) -> str:
     """The player leaves: the seat goes to the game's `seat_policy` (a bot, or vacant: the
     default orders each turn), the old password and address stop working, the GM is told
-    (gm_email, else the GM-action log `pbem status` shows). Returns the sentence for the player."""
+    (gm_email, else `gm`: the host's GM address, and the GM-action log `pbem status` shows
+    it either way). Returns the sentence for the player."""
     game, seat = _seat(db, game_id, player)
     _playing(game, "resign")
     if seat.get("vacant"):
@@ -282,7 +283,7 @@ def resign(db, game_id: str, player: str) -> str:
                  text=f"{shown(seat)} has resigned from game {game['id']} at turn {game['phase']}; {leaves}.\n")
         tell_gm(db, game["id"], f"{seat['name']} resigned",
                 f"{shown(seat)} resigned from game {game['id']} at turn {game['phase']}; the seat is now {policy}.\n"
-                f"`pbem replace {game['id']} {seat['name']} NEWNAME[:EMAIL]` gives it to a new player.\n")
+                f"`pbem replace {game['id']} {seat['name']} NEWNAME[:EMAIL]` gives it to a new player.\n", fallback=gm)
     return f"RESIGN: you have left game {game['id']}; seat {seat['name']} is now {'a bot' if policy == 'bot' else 'vacant'}. Thank you for playing."
 
 

@@ -492,7 +492,9 @@ def resign(m: Incoming) -> Answer:
     """RESIGN: leave the game; the seat goes to the game's policy and the GM is told."""
     from pbem.host import seats
 
-    return Answer(True, seats.resign(m.db, m.game_id, m.row["name"]), "RESIGN")
+    from pbem.mail.guard import gm_address
+
+    return Answer(True, seats.resign(m.db, m.game_id, m.row["name"], gm=gm_address(m.db, None)), "RESIGN")
 
 
 def _propose(kind: str) -> Callable[[Incoming], Answer]:
