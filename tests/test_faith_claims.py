@@ -3,6 +3,7 @@ which scenarios cannot send), and the Jihad holder's legal list in compact pace.
 
 from __future__ import annotations
 
+from pbem import host
 from pbem.core import engine, scenario
 from pbem.core.orders import read_script
 from pbem.core.registry import get_rules
@@ -51,9 +52,53 @@ def test_a_claim_is_acknowledged_as_decided_after_the_turn_and_later_lines_run()
     state = _cats_turn(ann_hand=250)
     acks = engine.check_script(RULES, state, "ann", read_script("claim\naccept claims"))
     assert [a.status for a in acks] == ["accepted", "accepted"]
-    assert acks[0].reason.startswith("decided once every order of this turn is in")
+    assert acks[0].reason.startswith("decided by the count at the end of this turn, once every order of it is in")
     again = engine.check_script(RULES, state, "ann", read_script("claim\nclaim"))
     assert again[1].status == "rejected" and "already claim victory this turn" in again[1].reason
+
+
+def _after_setup(db, gid: str) -> dict:
+    """A new three-god game (as `pbem new faith` makes it) played by the bots through set-up."""
+    host.new_game(db, "faith", gid, ["moses", "isis", "odin"], seed="claim-ack", turns=None)
+    for _ in range(10):
+        state = host.current_state(db, gid)
+        if state["flow"]["phase"] != "setup":
+            return state
+        host.autoplay(db, gid, max_phases=1, turns=None)
+    raise AssertionError("set-up did not finish in 10 turns")
+
+
+def test_a_claims_acknowledgement_names_no_dice_and_warns_of_a_count_below_200(db):
+    state = _after_setup(db, "c1")
+    player = state["flow"]["active"][0]
+    [pos] = RULES.actors(state["game"], player)
+    n = RULES.count(state["game"], pos)
+    assert n < 200
+    ack = host.submit(db, "c1", player, b"claim\ndone", trusted=True)
+    line = next(t for t in ack.text.splitlines() if t.startswith("line   1:"))
+    assert ack.lines[0].status == "accepted" and "dice" not in line, line   # no dice decide a claim
+    assert "the count at the end of this turn" in line and "accept claims" in line, line
+    # the rule as the text says it, with the claimant's count now
+    assert (f"your {pos} count {n} now" in line and "If the player that announced victory does not have 200 or more, "
+            "all her Faith (population) chips from the Game Board and hand are banked, the God and the belief are dead"
+            in line), line
+
+
+def test_a_claim_at_200_or_more_is_acknowledged_without_the_warning():
+    state = _cats_turn(ann_hand=250)
+    [ack] = engine.check_script(RULES, state, "ann", read_script("claim"))
+    assert ack.status == "accepted" and "the count at the end of this turn" in ack.reason
+    assert "banked" not in ack.reason and "250 now" in ack.reason
+
+
+def test_a_claim_in_set_up_is_refused_as_not_in_set_up_citing_victory(db):
+    host.new_game(db, "faith", "c2", ["moses", "isis", "odin"], seed="claim-ack", turns=None)
+    assert host.current_state(db, "c2")["flow"]["phase"] == "setup"
+    for text in ("claim", "accept claims", "contest claims"):
+        ack = host.submit(db, "c2", "moses", text.encode(), trusted=True)
+        [line] = [t for t in ack.text.splitlines() if t.startswith("line   1:")]
+        assert ack.lines[0].status == "rejected" and "not in set-up" in line, line
+        assert "Proselytizing" not in line and "[7. Victory" in line, line
 
 
 def test_the_jihad_holders_infidel_orders_are_listed_once_in_compact_pace():

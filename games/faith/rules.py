@@ -146,6 +146,15 @@ GAME_INFO = GameInfo(
 
 PARSED = frozenset({"place", "move", "attack", "take", "give", "apotheosis", "claim", "overflow", "retreat", "defend", "side",
                     "bid", "jihad", "aog", "infidel", "strike", "judge", "wager", "contest", *negotiation.VERBS})
+# What an anytime order sent in set-up is told: there is no belief to act for yet (data.toml
+# [citations.reasons] cites a claim's by 7. Victory, the rest by 3. Set-Up).
+NOT_IN_SETUP = {
+    "claim": "not in set-up: victory is claimed for a belief in play, and the gods are not chosen yet "
+             "(claim once set-up is finished)",
+    "claims": "not in set-up: a standing `accept claims` / `contest claims` answers the other gods' victory claims, "
+              "and the gods are not chosen yet (send it once set-up is finished)",
+    "": "not in set-up: the gods are not chosen yet",
+}
 # `contest claims` / `accept claims` (CHOICE 166) are standing orders with the payload kind "claims"
 ANYTIME = ("take", "give", "claim", "overflow", "retreat", "defend", "side", "contest", "claims")
 PLAYER_VERBS = ("give", "overflow", "retreat", "defend", "side")   # a player's orders, not a belief's
@@ -1077,8 +1086,10 @@ class FaithRules(Rules):
         if verb in ("contest", "accept") and len(args) == 1 and len(args[0]) >= 5 and "claims".startswith(args[0].lower()):
             args = ["claims"]   # `accept claim`: a prefix, as names are (a Negotiation `accept` has 5 words)
         if verb in ("contest", "accept") and args == ["claims"]:   # standing (CHOICE 166), in limbo too
-            if not g["beliefs"] or not positions.positions_of(g, player):
-                raise IllegalOrderError("you have no living belief" if g["beliefs"] else "the gods are not chosen yet")
+            if not g["beliefs"]:
+                raise IllegalOrderError(NOT_IN_SETUP["claims"])
+            if not positions.positions_of(g, player):
+                raise IllegalOrderError("you have no living belief")
             return getattr(self, f"_parse_{verb}")(state, player, None, args)
         if verb in negotiation.VERBS:
             return negotiation.parse(self, state, player, verb, args)
@@ -1097,7 +1108,7 @@ class FaithRules(Rules):
                 args = [args[0], " ".join(words[:-2]), "for", words[-1].lower()]
         if verb in ANYTIME:
             if b is None:
-                raise IllegalOrderError("you have no living belief" if g["beliefs"] else "the gods are not chosen yet")
+                raise IllegalOrderError(NOT_IN_SETUP.get(verb, NOT_IN_SETUP[""]) if not g["beliefs"] else "you have no living belief")
             if not self.actors(g, player) and verb in ("take", "give"):   # CHOICE 73: a claim is allowed
                 raise IllegalOrderError("your belief is in limbo: it can do nothing this era")
         if verb in PLAYER_VERBS:   # a player's, not a belief's: standing orders and gifts
@@ -1596,9 +1607,24 @@ class FaithRules(Rules):
         """A two-sided Negotiation line is accepted "if the other side matches" (engine G10)."""
         if order.payload[:1] == ("claims",):
             return None
-        if order.payload[:1] == ("claim",):   # CHOICE 181
-            return "decided once every order of this turn is in (the others' accept/contest claims, the count)"
+        if order.payload[:1] == ("claim",):   # CHOICE 181: no dice, the count once the turn's orders are in
+            return self._claim_condition(state["game"], order.payload[1])
         return negotiation.condition(order) if order.verb in negotiation.TWO_SIDED else None
+
+    def _claim_condition(self, g: dict, b: str) -> str:
+        """How a claim is decided (CHOICE 166, 181), with the claimant's count now and, below
+        the victory count, the text's warning (L676): no dice decide it, the acknowledgement
+        says so plainly."""
+        pos, need = positions.lead(g, b), self.data["game"]["victory"]
+        n = self.count(g, pos)
+        said = (f"decided by the count at the end of this turn, once every order of it is in: if every other god "
+                f"has `accept claims` the claim wins uncounted, else the {pos} are counted then (board and hand) "
+                f"and {need} or more wins; your {pos} count {n} now")
+        if n >= need:
+            return said
+        return (f"{said} -- WARNING, below {need}: \"If the player that announced victory does not have 200 or more, "
+                "all her Faith (population) chips from the Game Board and hand are banked, the God and the belief are "
+                "dead, and play continues without them\" (7. Victory)")
 
     def apply(self, state, player, order, rng):
         g = state["game"]

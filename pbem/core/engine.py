@@ -212,8 +212,10 @@ class Rules:
     def condition(self, state: dict, player: str, order: Order) -> str | None:
         """The condition an accepted line still depends on at resolution, outside the player's
         hands: a two-sided deal takes effect "if the other side matches" (Faith's `trade`,
-        `accept`), which the check cannot know (the other side's lines are sealed). The
-        acknowledgement shows it as the line's reason. Default: None (unconditional)."""
+        `accept`), which the check cannot know (the other side's lines are sealed); Faith's
+        victory claim is decided by the count once the turn's orders are in. The acknowledgement
+        shows it as said here ("accepted, <condition>  <order>"), never as "if the dice allow",
+        which is for chance alone (hedged()). Default: None (unconditional)."""
         return None
 
     def preview_state(self, state: dict, player: str) -> dict:
@@ -429,6 +431,16 @@ def line_steps(rules: Rules, state: dict, lines: list[Line]) -> list[int]:
 
 CHECK_WORLDS = 12       # independent dice streams (and fillings of the hidden cards) a submission is checked in
 CHECK_WORLDS_MAX = 64   # ...and up to this many before a line no checked outcome allows is rejected
+# The reasons of an accepted line that still hangs on chance or on an answer not yet given: the
+# acknowledgement says "if the dice allow" for these only. Any other reason of an accepted line
+# is a Rules.condition, shown as the rules word it.
+DICE_REASON = "depends on earlier dice or hidden cards: "
+ANSWER_REASON = "depends on another player's answer: "
+
+
+def hedged(reason: str) -> bool:
+    """Whether an accepted line's reason is chance (dice, hidden cards, an answer to come)."""
+    return reason.startswith((DICE_REASON, ANSWER_REASON))
 
 
 def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rng) -> list[tuple[Order | None, OrderError | None, bool]]:
@@ -492,7 +504,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
         waits = next((w[i][2] for w in worlds if isinstance(w[i][2], str)), None)
         if waits:  # an earlier line stops the phase for another player's answer (a reaction asked live)
             results.append(LineResult(line.number, line.text, "accepted", line.text,
-                                      reason=f"depends on another player's answer: {waits}"))
+                                      reason=f"{ANSWER_REASON}{waits}"))
             continue
         if uncertain and len(worlds) > 1:
             # before rejecting a line no outcome checked so far allows, look at more outcomes:
@@ -503,7 +515,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
         legal_in = [o for o, e, _ in outcomes if o is not None]
         if uncertain and len(worlds) == 1 and order is None:  # checked in one outcome only (worlds_n=1)
             results.append(LineResult(line.number, line.text, "accepted", line.text,
-                                      reason=f"depends on earlier dice or hidden cards: {err.message}"))
+                                      reason=f"{DICE_REASON}{err.message}"))
         elif not uncertain or len(worlds) == 1:
             if order is not None:
                 results.append(LineResult(line.number, line.text, "accepted", order.text,
@@ -517,7 +529,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
             why = err if err is not None else next(e for o, e, _ in outcomes if e is not None)
             shown = order.text if order is not None else legal_in[0].text
             results.append(LineResult(line.number, line.text, "accepted", shown,
-                                      reason=f"depends on earlier dice or hidden cards: {why.message}"))
+                                      reason=f"{DICE_REASON}{why.message}"))
         else:
             results.append(LineResult(line.number, line.text, "rejected", reason=err.located(), error=_kind(err)))
     return results
