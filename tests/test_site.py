@@ -678,3 +678,35 @@ def test_a_site_folder_belongs_to_one_store(tmp_path):
         site_publish.publish(b, out)
     assert sorted(p.relative_to(out) for p in out.rglob("*.html")) == pages
     assert site_publish.publish(a, out).written == []  # its own store publishes as before
+
+
+def test_a_faith_claim_win_puts_the_winner_first_in_the_result_whatever_the_points(tmp_path):
+    """L672 "Any player wins the game by proclaiming Victory" (a claim the others accept, L674):
+    the winner heads the final standings and the points table, though the points (population on
+    the board) rank someone else higher."""
+    db = open_db(str(tmp_path / "pbem.db"))
+    host.new_game(db, "faith", "fw", ["moses", "isis", "odin"], seed="claim-site", turns=None)
+    rules = get_rules("faith")
+    for _ in range(12):   # until someone has more population on the board than someone else
+        state = host.current_state(db, "fw")
+        scores = rules.scores(state) if state["flow"]["phase"] != "setup" else {}
+        if scores and max(scores.values()) > min(scores.values()):
+            break
+        host.autoplay(db, "fw", max_phases=1, turns=None)
+    low = min(scores, key=lambda p: (scores[p], p))
+    assert scores[low] < max(scores.values())
+    for p in ("moses", "isis", "odin"):
+        host.submit(db, "fw", p, b"claim" if p == low else b"accept claims", trusted=True)
+    host.resolve(db, ["fw"], force=True, turns=None)
+    outcome = host.current_state(db, "fw")["flow"]["outcome"]
+    assert outcome["winners"] == [low] and outcome["scores"][low] < max(outcome["scores"].values())
+    out = tmp_path / "site"
+    site_publish.publish(db, out)
+    tree = parse_html(out / "games" / render_html.slug_for("fw") / "result.html")
+    [standings] = [t for t in tree.iter("table") if "standings" in (t.get("class") or "")]
+    rows = [[text_of(c) for c in tr] for tr in standings.iter("tr")][1:]
+    assert rows[0][0] == "1" and rows[0][1].startswith(low), rows
+    assert all(r[0] != "1" for r in rows[1:]), rows   # the others are not shared-first
+    [points] = [t for t in tree.iter("table") if "scores" in (t.get("class") or "")]
+    first = [text_of(c) for c in list(points.iter("tr"))[1]]
+    assert first[0].startswith(low) and "winner" in first[0], first

@@ -419,8 +419,11 @@ def _show(v) -> str:
     return str(v)
 
 
-def players_table(game: Game, view: dict | None, scores: dict | None) -> dict:
-    """The standings: one row per player, the columns every player row of the view has."""
+def players_table(game: Game, view: dict | None, scores: dict | None, winners: list[str] | None = None) -> dict:
+    """The standings: one row per player, the columns every player row of the view has. Ranked
+    by score; once the game is over its `winners` (the rules' outcome) come first whatever their
+    score: a win the rules give otherwise than by points (Faith's victory claim, L672) still
+    heads the standings."""
     rows = [p for p in (view or {}).get("players", []) if isinstance(p, dict) and "name" in p] if view else []
     fills = {p["name"]: p["fill"] for p in game.players}
     if not rows:
@@ -439,9 +442,11 @@ def players_table(game: Game, view: dict | None, scores: dict | None) -> dict:
             "score": scores.get(name) if scores else None,
         })
     if scores:
-        out.sort(key=lambda r: (-(r["score"] if r["score"] is not None else -1e9)))
-        for i, r in enumerate(out):  # ties share a rank
-            same = i > 0 and out[i - 1]["score"] == r["score"]
+        won = set(winners or ())
+        key = lambda r: (r["name"] not in won, -(r["score"] if r["score"] is not None else -1e9))
+        out.sort(key=key)
+        for i, r in enumerate(out):  # ties share a rank (a winner never ties with a loser)
+            same = i > 0 and key(out[i - 1]) == key(r)
             r["rank"] = out[i - 1]["rank"] if same else i + 1
     return {"columns": cols, "rows": out, "scored": bool(scores)}
 

@@ -157,7 +157,7 @@ def _turn_context(game: Game, facts: dict, summaries: list[str], root: str) -> d
         "first": idx == 0,
         "map": {"view": t.view} if game.has_map else None,
         "text_position": t.text_position,
-        "standings": players_table(game, t.view, t.scores),
+        "standings": players_table(game, t.view, t.scores, (facts["outcome"] or {}).get("winners") if t.over else None),
         "details": details(game.rules, t.view),
         "outcome": facts["outcome"],
         "seed": facts["seed"],
@@ -178,7 +178,8 @@ def _game_context(game: Game, root: str) -> dict:
         "root": root,
         "game": game_summary(game),
         "turns": summaries,
-        "standings": players_table(game, last.view if last else None, last.scores if last else None),
+        "standings": players_table(game, last.view if last else None, last.scores if last else None,
+                                   (game.outcome or {}).get("winners") if game.finished else None),
         "chart": chart_data(game, last.number if last else 0),
         "outcome": game.outcome,
         "map": {"view": last.view} if (last and game.has_map) else None,
@@ -448,7 +449,8 @@ def _game_outputs(g: Game, base_url: str | None, press: dict | None, records: di
     if g.finished:
         last = g.turns[-1] if g.turns else None
         rctx = {"root": "../../", "game": game_summary(g), "outcome": g.outcome,
-                "standings": players_table(g, last.view if last else None, (g.outcome or {}).get("scores") or (last.scores if last else None)),
+                "standings": players_table(g, last.view if last else None, (g.outcome or {}).get("scores") or (last.scores if last else None),
+                                           (g.outcome or {}).get("winners")),
                 "chart": chart_data(g, last.number if last else 0), "last_turn": last.number if last else 0}
         outs.append(Output(base + "result.html", _key("result", gtype, rctx),
                            lambda c=rctx: render("site/result.html.j2", chart_svg=render_chart(c["chart"], uid="rc"), **c)))
