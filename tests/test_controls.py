@@ -323,6 +323,30 @@ def test_rollback_queues_a_correction_notice(db, game, turns):
     assert read.gm_actions(db, "g1")[-1]["action"] == "rollback"
 
 
+
+def test_after_a_rollback_past_its_deadline_players_may_send_new_orders_before_a_fresh_one(db, game, turns, clock):
+    """A walk-through: the correction notice promised 'you may send new ones', but the turn
+    kept its passed deadline, so new orders would be refused as too late, and the notice did
+    not say that the turn resolves again at once when everyone's orders are in."""
+    clock("2026-11-27T10:00:00Z")  # the 72h deadline of turn 1 has passed
+    host.resolve(db, ["g1"], turns=turns)
+    assert db["games"].get("g1")["phase"] == 2
+    clock("2026-11-28T09:00:00Z")
+    host.rollback(db, "g1", 1, turns=turns)
+    g = db["games"].get("g1")
+    assert g["phase"] == 1 and g["deadline"] == "2026-12-01T09:00:00Z"  # 72h from the rollback
+    assert read.phase(db, "g1", 1)["deadline"] == g["deadline"]
+    asked = host.current_state(db, "g1")  # whoever is on turn may send new orders
+    from pbem.core import engine
+    from pbem.core.registry import get_rules
+
+    who = engine.active_players(get_rules("gods"), asked)[0]
+    ack = play(db, "g1", who, game[who], turns)
+    assert ack.status != "rejected", ack.reason
+    [notice] = [n for n in outbox(db, "notice") if n["subject"] == "[g1] correction: back to turn 1" and n["to_addr"] == "alice@example.org"]
+    assert "resolved again at its deadline, Tue 01 Dec 2026 09:00 UTC" in notice["body"], notice["body"]
+    assert "may be resolved again at once" in notice["body"]
+
 # --- the site and the reports mark what the GM did ------------------------------------------------
 
 def test_the_site_shows_bot_seats_a_pause_and_the_announcements(db, game, turns, tmp_path):

@@ -692,13 +692,17 @@ def propose(db, game_id: str, player: str, kind: str) -> str:
 
 # --- hooks the game service calls (pbem.host.service) -----------------------------------------------
 
-def rollback_notice(db, game_id: str, to: int, was: int, rollback_id: int) -> None:
-    """After a rollback (inside its transaction): recorded, and a short correction notice."""
+def rollback_notice(db, game_id: str, to: int, was: int, rollback_id: int, deadline: str | None = None) -> None:
+    """After a rollback (inside its transaction): recorded, and a short correction notice
+    that says what happens next as it will happen."""
     record_action(db, game_id, by="gm", action="rollback", detail=f"turn {was} -> {to} (rollback {rollback_id})")
+    when = (f"at its deadline, {deadline}, or as soon as every player asked is ready" if deadline
+            else "as soon as every player asked is ready, or when the GM resolves it")
     announce(db, game_id, subject=f"correction: back to turn {to}",
              text=f"The GM has set game {game_id} back to turn {to} to correct a mistake. Any report of turns after "
-                  f"turn {to} you received no longer counts; turn {to} will be resolved again (orders you sent for it "
-                  "still stand, and you may send new ones).\n")
+                  f"turn {to} you received no longer counts. Turn {to} will be resolved again {when}: the orders "
+                  f"you sent for it still stand (so it may be resolved again at once, when everyone's are in), and "
+                  f"orders you send before then replace yours.\n")
 
 
 def queue_observer_reports(db, game: dict, number: int, public_text: str | None) -> list[int]:

@@ -732,8 +732,14 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
                 db.execute(f"DELETE FROM [{table}] WHERE game_id = ? AND {where}", [game_id, to])
             moved[table] = db.execute(f"SELECT count(*) FROM [{table}_archive] WHERE rollback_id = ?", [rb]).fetchone()[0]
         phase = _phase(db, game_id, to)
+        # a fresh deadline from the game's schedule (the turn's own has passed: orders sent
+        # now would be refused as too late); a game without a schedule keeps the turn's
+        sched = loads(game.get("schedule"))
+        deadline = schedule.iso(schedule.deadline(sched, schedule.now())) if sched else phase["deadline"]
+        if deadline != phase["deadline"]:
+            db.execute("UPDATE phases SET deadline = ? WHERE game_id = ? AND number = ?", [deadline, game_id, to])
         db["games"].update(game_id, {"phase": to, "status": "running", "finished": None, "outcome": None,
-                                     "deadline": phase["deadline"]})
+                                     "deadline": deadline})
         # the reports of the turns set aside must not reach the players: their queued mail is
         # cancelled (kept, with the reason); what was sent already is history
         cancelled = db.execute(
@@ -743,7 +749,8 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
 
         for table in ("waits", "proposals", "notices"):  # what players said about the turns set aside
             db.execute(f"DELETE FROM [{table}] WHERE game_id = ? AND phase > ?", [game_id, to])
-        controls.rollback_notice(db, game_id, to, game["phase"], rb)  # recorded, and a correction notice queued
+        controls.rollback_notice(db, game_id, to, game["phase"], rb,  # recorded, and a correction notice queued
+                                 schedule.show(deadline, sched) if deadline else None)
     return {"game": game_id, "from": game["phase"], "to": to, "archived": moved, "rollback_id": rb,
             "mail_cancelled": cancelled}
 
