@@ -341,7 +341,8 @@ def rollback(
     """Set a game back to the opening of turn N, to fix a mistake.
 
     The turns after N are set aside (kept in archive tables), every submission stays, and
-    the next `pbem resolve` replays from turn N.
+    the next `pbem resolve` replays from turn N. A game with a schedule gets a fresh
+    deadline for turn N (its own has passed), so players may send new orders before it.
 
     Example: pbem rollback athens-1 --to 4
     """
