@@ -190,3 +190,14 @@ def test_special_first_holds_every_character_a_special_line_can_start_with():
     assert [t for _, _, t in lines if t] == ["GAME g", "hold A"]  # (a mobile footer: dropped)
     lines = mail_extract.numbered_lines("GAME g\nhold A\nxent from my phone\n")
     assert [t for _, _, t in lines if t] == ["GAME g", "hold A", "xent from my phone"]
+
+
+def test_command_first_holds_every_character_a_command_word_can_start_with():
+    """find_orders looks up a line's first word among the command words only when its first
+    character is in _COMMAND_FIRST: no other character lowers to a command's first letter."""
+    import sys
+
+    letters = {w[0] for w in mail_extract._FIRST_WORDS}
+    assert {chr(c) for c in range(sys.maxunicode + 1) if chr(c).lower()[:1] in letters} == set(mail_extract._COMMAND_FIRST)
+    found = mail_extract.find_orders("GAME g\nPASSWORD pw\nhold A\nEND\nReport 3\n")
+    assert [r.name for r in found.requests] == ["report"] and found.block.orders == [(0, "hold A")]

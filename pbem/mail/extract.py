@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from pbem.mail.mime import Texts
 
@@ -124,9 +125,9 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
             quote = _QUOTE.match
             found = [quote(line[:cut]) for line in raw]
             pairs = [(m.group(1), line[m.end():cut]) if m else ("", line[:cut]) for line, m in zip(raw, found)]
-        depths = [q.count(">") for q, _ in pairs]
-        bodies = [b for _, b in pairs]
-    texts = [b.strip() for b in bodies]
+        marks, bodies = zip(*pairs) if pairs else ((), ())
+        depths = list(map(str.count, marks, repeat(">")))
+    texts = list(map(str.strip, bodies))
     maybe = _MAYBE_SPECIAL.match
     first = SPECIAL_FIRST
     specials = [j for j, t in enumerate(texts) if t.endswith(":") or (t[:1] in first and maybe(t) is not None)]
@@ -301,6 +302,8 @@ class Found:
         return bool(self.block and self.block.content_depth is not None) or bool(self.requests)
 
 
+# the first letter of a word in _FIRST_WORDS, in either case (no other character lowers to one)
+_COMMAND_FIRST = frozenset(w[0] for w in _FIRST_WORDS) | frozenset(w[0].upper() for w in _FIRST_WORDS)
 _BLOCK_FIRST = frozenset("gGpPeE")  # the first letter of a line _HEADER, _END, _PRESS or _ENDPRESS can match
 
 
@@ -336,7 +339,8 @@ def find_orders(text: str) -> Found:
             continue
         if line[0] not in _BLOCK_FIRST:  # issue 17: no header, END or press line starts so
             # (no command word is longer than 8 characters: the first 9 show whether it is one)
-            command = command_of(line) if line[:9].split(None, 1)[0].lower() in _FIRST_WORDS else None
+            command = (command_of(line) if line[0] in _COMMAND_FIRST and line[:9].split(None, 1)[0].lower() in _FIRST_WORDS
+                       else None)
             if command:
                 request = Request(command[0], command[1], number, line, depth, in_block=cur is not None)
                 (cur.requests if cur is not None else loose).append(request)
