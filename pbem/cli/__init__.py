@@ -509,7 +509,8 @@ def publish(
                           log=None if quiet else wrote.append, progress=progress, check=check)
     for line in wrote:
         typer.echo(line)
-    typer.echo(f"{len(result.written)} written, {len(result.unchanged) + result.trusted} unchanged, {len(result.removed)} removed "
+    trusted = f"{result.trusted} not looked at (nothing new; --check looks at them), " if result.trusted else ""
+    typer.echo(f"{len(result.written)} written, {len(result.unchanged)} unchanged, {trusted}{len(result.removed)} removed "
                f"({result.games} game{'s' if result.games != 1 else ''}) in {result.out}")
 
 

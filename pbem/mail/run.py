@@ -291,7 +291,8 @@ def _publish(db, ctx: dict) -> Step:
     with db.atomic():
         db.execute("insert or replace into run_state (key, value, at) values (?, ?, ?)",
                    [key, mark, schedule.iso(schedule.now())])
-    return Step("publish", "done", f"{len(result.written)} written, {len(result.unchanged) + result.trusted} unchanged, "
+    trusted = f"{result.trusted} not looked at (nothing new), " if result.trusted else ""
+    return Step("publish", "done", f"{len(result.written)} written, {len(result.unchanged)} unchanged, {trusted}"
                                    f"{len(result.removed)} removed in {result.out}")
 
 
