@@ -468,15 +468,15 @@ def publish(
     game_ids: List[str] = typer.Argument(None, metavar="GAME_ID...", help="Games to publish (default: every game in the store)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", metavar="URL", help="Where the site will be served, e.g. https://example.org/pbem/ (makes the feed's links absolute)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line, not each file written."),
-    check: bool = typer.Option(False, "--check", help="Look at every published file and write again any changed or deleted by hand (by default the files of a game with nothing new are trusted as written)."),
+    check: bool = typer.Option(False, "--check", help="Read every published file and write again any changed or deleted by hand (by default the files of a game with nothing new are trusted as written)."),
 ) -> None:
     """Render every game as a static website: public reports only. Rewrites only what changed.
 
     A game with nothing new in the store since the last publish is not looked at again: its
     files are trusted to be as they were written, so publishing after every turn costs the
     same however long the games. The files of a game that changed are checked (size and
-    time, their content when these differ) and written again when they differ. --check looks
-    at every file of every game and restores any edited or deleted by hand; a missing or
+    time, their content when these differ) and written again when they differ. --check reads
+    every file of every game and restores any edited or deleted by hand; a missing or
     unreadable manifest (.pbem-site.json, .pbem-site/) makes the publish check everything.
 
     Without --out, the site goes where `pbem run` publishes it (publish_dir in pbem.toml's

@@ -581,15 +581,16 @@ def _migrate(old: dict, rows: list[dict]) -> tuple[dict, dict[str, dict]]:
 
 
 def _sync(out_path: Path, outputs: list[Output], old: dict, dirs: dict, result: Published,
-          say: Callable[[str], None], bar) -> dict[str, dict]:
+          say: Callable[[str], None], bar, read_all: bool = False) -> dict[str, dict]:
     """Render and write each output whose file is not what it should be; the manifest's
     record of each. A file whose size and mtime are those recorded when it was written is
-    trusted unchanged; any other is read and hashed (issue 17)."""
+    trusted unchanged; any other is read and hashed (issue 17). `read_all` (publish --check):
+    every file is read and hashed (an edit that kept the size and put the time back too)."""
     new_files: dict[str, dict] = {}
     for o in outputs:
         target, st = _inside_stat(out_path, o.path, dirs)
         prev = old.get(o.path) if isinstance(old.get(o.path), dict) else None
-        same_stat = bool(prev and st and prev.get("size") == st[0] and prev.get("mtime") == st[1])
+        same_stat = bool(not read_all and prev and st and prev.get("size") == st[0] and prev.get("mtime") == st[1])
         on_disk_sha = (prev.get("sha256") if same_stat else _sha(target.read_bytes())) if st else None
         if prev and prev.get("key") == o.key and on_disk_sha is not None and on_disk_sha == prev.get("sha256"):
             result.unchanged.append(o.path)
@@ -639,8 +640,8 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     A game with nothing new in the store since the last publish (its fingerprint, see
     _fingerprint, is the one in the manifest, and its part of the manifest is as written) is
     not looked at: its files are trusted to be as written (issue 17: nothing new costs the same
-    however long the games). `check`: look at every file of every game (size and mtime, and
-    its hash when they differ) and write again any changed or missing. The files of a game
+    however long the games). `check`: read every file of every game (its hash, whatever its
+    size and mtime) and write again any changed or missing. The files of a game
     that changed, the index and the style sheet are always looked at.
 
     `log` gets one line per file written or removed; `progress(total)` may return a context
@@ -741,10 +742,10 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     bar_cm = progress(len(site_outs) + sum(len(o) for o in game_outs.values())) if progress else None
     bar = bar_cm.__enter__() if bar_cm is not None else None
     try:
-        site_files = _sync(out_path, site_outs, site_old, dirs, result, say, bar)
+        site_files = _sync(out_path, site_outs, site_old, dirs, result, say, bar, check)
         game_files = {}
         for gid, outs in game_outs.items():
-            game_files[gid] = _sync(out_path, outs, (parts[gid].get("files") or {}), dirs, result, say, bar)
+            game_files[gid] = _sync(out_path, outs, (parts[gid].get("files") or {}), dirs, result, say, bar, check)
     finally:
         if bar_cm is not None:
             bar_cm.__exit__(None, None, None)
