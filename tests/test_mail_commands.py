@@ -261,6 +261,15 @@ def test_a_resignation_reaches_the_hosts_gm_address_when_the_game_names_none(gam
     assert out.outcome == "accepted"
     assert [r["subject"] for r in mail.get("gm@judge.example", [])] == ["[g1] carol resigned"]
 
+
+def test_answers_go_to_the_registered_address_as_registered(game, tmp_path):
+    """docs/mail.md: acknowledgements go only to the registered address. A walk-through's
+    'From: Ares <ARES@Players.test>' was answered at 'ARES@Players.test'."""
+    db, pw = game
+    out, mail = send(db, tmp_path, "Alice <ALICE@Example.ORG>", f"PLAYER alice\nPASSWORD {pw['alice']}\nEND\n", "[g1] orders")
+    assert out.outcome == "accepted", out.reason
+    assert list(mail) == ["alice@example.org"], list(mail)
+
 def test_absent_moves_a_deadline_inside_it(tmp_path, monkeypatch):
     monkeypatch.setenv("PBEM_NOW", NOW)
     db = open_db(str(tmp_path / "pbem.db"))

@@ -290,6 +290,8 @@ def _find_seat(m: Incoming) -> tuple[str, str | None, bool] | None:
         log.warning("%s: orders for %s/%s from %s, not the registered address", m.item.origin, game_id, row["name"], m.sender)
         return (f"sender mismatch: orders for {row['name']} in {game_id} are taken only from the player's registered address",
                 m.sender, True)
+    elif row.get("email"):
+        m.reply_to = row["email"]  # the registered address as registered ('ARES@Players.test' is ares@players.test)
     m.row = row
     return None
 
