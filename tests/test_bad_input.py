@@ -287,6 +287,16 @@ def test_no_orders_from_a_player_not_asked_this_turn_promises_no_default_orders(
     r = cli("submit", "g1", "bob", "-", input=text("bob", pw["bob"], []))
     assert "(no orders: the game's default orders will be used for you)" in r.stdout
 
+
+def test_orders_for_a_finished_game_promise_nothing_about_earlier_orders(cli, tmp_path):
+    """A walk-through: the refusal for a game that is over said 'any earlier orders you sent
+    for this turn still stand' -- no turn will be resolved again."""
+    pw = new(cli)
+    clean(cli("end", "g1", "--draw", "--reason", "agreed"), 0)
+    r = cli("submit", "g1", "alice", "-", input=text("alice", pw["alice"], []))
+    assert "REJECTED: game 'g1' is over; no more orders are taken" in r.stdout, r.stdout
+    assert "Nothing was changed." in r.stdout and "still stand" not in r.stdout
+
 @pytest.mark.parametrize("size_mb", [5])
 def test_a_5mb_file_is_refused_and_kept(cli, tmp_path, game, size_mb):
     pw, db, lines = game

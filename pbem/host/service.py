@@ -248,7 +248,8 @@ class Ack:
         out = [head, "=" * len(head)]
         if self.status == "rejected":
             out.append(f"REJECTED: {self.reason}" + (f" [{self.rule}]" if self.rule else ""))
-            out.append("Nothing was changed; any earlier orders you sent for this turn still stand.")
+            out.append("Nothing was changed." if self.reason.endswith("no more orders are taken")
+                       else "Nothing was changed; any earlier orders you sent for this turn still stand.")
             out += [f"line {r.number:>3}: REJECTED  {self._cited(r, self._why(r))}" for r in self.lines if r.status != "accepted"]
             return "\n".join(out + self._rules_note()) + "\n"
         for r in self.lines:
