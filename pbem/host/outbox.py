@@ -8,6 +8,7 @@ import logging
 import re
 from functools import lru_cache
 
+from pbem.core.text import printable
 from pbem.host import schedule
 from pbem.host.addresses import is_writable
 
@@ -86,7 +87,7 @@ def queue(db, *, kind: str, to_addr: str | None, subject: str, body: str, game_i
         return None
     row = {
         "created": schedule.iso(schedule.now()), "kind": kind, "game_id": game_id, "phase": phase,
-        "player": player, "to_addr": addr, "subject": header_safe(subject, 300), "body": body,
+        "player": player, "to_addr": addr, "subject": header_safe(subject, 300), "body": printable(body),
         "in_reply_to": header_safe(in_reply_to, 500) or None, "message_id": None, "status": "queued",
         "attempts": 0, "next_attempt": None, "claimed": None, "sent_at": None, "last_error": None,
         "inbox_id": inbox_id,

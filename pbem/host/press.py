@@ -22,6 +22,7 @@ import re
 from datetime import timedelta
 
 from pbem.core.errors import NotFound, PbemError
+from pbem.core.text import printable
 from pbem.host import outbox, read, schedule
 from pbem.host.store import dumps, loads
 
@@ -78,7 +79,9 @@ def _observers(db, game_id: str) -> list[str]:
 # --- sending ---------------------------------------------------------------------------------------
 
 def _clean(text: str) -> str:
-    lines = (text or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    """The press text as stored: no control character (issue 17: an escape sequence, a bell
+    or NUL a player typed is dropped), no blank lines around it, no trailing spaces."""
+    lines = printable(text or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     while lines and not lines[0].strip():
         lines.pop(0)
     while lines and not lines[-1].strip():

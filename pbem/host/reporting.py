@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from pbem.core.errors import PbemError
+from pbem.core.text import printable
 
 
 class Reporter(Protocol):
@@ -37,7 +38,9 @@ def reporter() -> Reporter:
 
 
 def render(rules, game: dict, players: list[dict], state: dict, events: list[dict], number: int) -> dict[str, str]:
-    """The reports of one turn, by the installed renderer."""
-    return reporter()(rules, game, players, state, events, number)
+    """The reports of one turn, by the installed renderer (issue 17: with no control
+    character, whatever a player's press or order line carried)."""
+    texts = reporter()(rules, game, players, state, events, number)
+    return {who: printable(text) for who, text in texts.items()}
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pbem.core import citations, engine
 from pbem.host import folders, outbox, read, reporting, schedule, store
+from pbem.core.text import printable
 from pbem.host.files import write_atomic
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
@@ -72,7 +73,7 @@ def _write_report_files(turns: str | Path | None, game_id: str, number: int, tex
         return
     folder = turn_dir(turns, game_id, number) / "reports"  # made by write_atomic when missing
     for who, text in texts.items():  # whole or not at all: a crash leaves no half report
-        write_atomic(folder / f"{who or 'public'}.txt", text.encode("utf-8"))
+        write_atomic(folder / f"{who or 'public'}.txt", printable(text).encode("utf-8"))  # issue 17: no control character
 
 
 def restore_report_files(db, turns: str | Path | None, warnings: dict[str, str] | None = None,

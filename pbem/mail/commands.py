@@ -206,9 +206,10 @@ class Incoming:
             self.out.outbox_id = outbox_id
         return self.out
 
-    def reject(self, why: str, to: str | None = None, tell: bool = True) -> Outcome:
+    def reject(self, why: str, to: str | None = None, tell: bool = True, game_exists: bool = True) -> Outcome:
         """Reject with a reason and tell the sender (`to`, by default whoever gets our replies)."""
-        return rejection(self.db, self.out, (to or self.reply_to) if tell else None, self.mid, why)
+        return rejection(self.db, self.out, (to or self.reply_to) if tell else None, self.mid, why,
+                         game_exists=game_exists)
 
     def notice(self, *, subject: str, text: str, kind: str = "notice", to: str | None = None) -> int | None:
         return _notice(self.db, to=to or self.sender, game_id=self.game_id, player=self.out.player, subject=subject,
@@ -221,15 +222,19 @@ def _notice(db, *, to: str | None, game_id: str | None, player: str | None, subj
                         game_id=game_id, phase=None, player=player, in_reply_to=in_reply_to, inbox_id=inbox_id)
 
 
-def rejection(db, out: Outcome, to: str | None, mid: str | None, why: str) -> Outcome:
-    """Reject with a reason, and tell the sender (when there is one)."""
+def rejection(db, out: Outcome, to: str | None, mid: str | None, why: str, *, game_exists: bool = True) -> Outcome:
+    """Reject with a reason, and tell the sender (when there is one). `game_exists` False:
+    `out.game_id` names no game here, and the reply does not echo it (issue 17: no subject,
+    footer or From name a spammer chooses; the `[pbem]` tag and the footer of no game)."""
     out.outcome, out.reason = "rejected", why
     if to:
-        tag = f"[{out.game_id}] " if out.game_id else "[pbem] "
+        about = out.game_id if game_exists else None
+        tag = f"[{about}] " if about else "[pbem] "
         text = (f"pbem: your message was rejected\n\nReason: {why}\n\n"
                 + ("Nothing was changed; any orders you sent earlier still stand.\n" if _seated(db, out)
                    else "Nothing was changed.\n"))
-        out.outbox_id = _notice(db, to=to, game_id=out.game_id, player=out.player, subject=f"{tag}your message was rejected",
+        out.outbox_id = _notice(db, to=to, game_id=about, player=out.player if about else None,
+                                subject=f"{tag}your message was rejected",
                                 text=text, in_reply_to=mid, inbox_id=out.inbox_id)
     return out
 
@@ -557,7 +562,7 @@ def history(m: Incoming) -> Answer:
         return Answer.refused("HISTORY needs a game: HISTORY GAME [TURN]")
     game = _known_game(m.db, gid)
     if game is None:
-        return Answer.refused(f"unknown game '{header_safe(gid, 40)}' (LIST shows the games)")
+        return Answer.refused(f"{no_such_game(gid)} (LIST shows the games)")
     if word is not None and not (word.isdigit() and len(word) <= 6):
         return Answer.refused(f"not a turn number: HISTORY {game['id']} '{header_safe(word, 20)}'; "
                               f"turns 1 to {game['phase']} exist")
@@ -693,6 +698,18 @@ def _unknown_tag(m: Incoming) -> str | None:
     return None
 
 
+_GAME_ID = re.compile(r"^[a-z0-9_-]{1,40}$")
+
+
+def no_such_game(game_id: str | None) -> str:
+    """The reason for a game id that names no game here, quoting it only when it is a
+    syntactically valid game id (issue 17: a URL or escape codes are not reflected back)."""
+    gid = str(game_id or "").lower()
+    if _GAME_ID.match(gid):
+        return f"unknown game '{gid}'"
+    return "unknown game: no game by that name exists here (a game id is 1-40 letters, digits, '-' or '_')"
+
+
 def _unknown_game(m: Incoming, game_id: str) -> Outcome:
     found = m.found
     m.out.game_id = game_id
@@ -701,11 +718,11 @@ def _unknown_game(m: Incoming, game_id: str) -> Outcome:
         m.out.game_id = None
         return m.ignore(f"not for any game: '{header_safe(game_id, 40)}' is no game here")
     if m.is_mail and not m.sender:
-        m.out.outcome, m.out.reason = "rejected", f"unknown game '{header_safe(game_id, 40)}' (and no From address to tell)"
+        m.out.outcome, m.out.reason = "rejected", f"{no_such_game(game_id)} (and no From address to tell)"
         return m.out
     known = [r["id"] for r in m.db["games"].rows_where("status = 'running'", select="id", order_by="id")]
-    return m.reject(f"unknown game '{header_safe(game_id, 40)}'" + (f"; running games: {', '.join(known)}" if known else ""),
-                    to=m.sender if m.is_mail else None, tell=m.is_mail)
+    return m.reject(no_such_game(game_id) + (f"; running games: {', '.join(known)}" if known else ""),
+                    to=m.sender if m.is_mail else None, tell=m.is_mail, game_exists=False)
 
 
 def _who(m: Incoming) -> str | None:
@@ -833,7 +850,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
         answer: Answer
         if command.needs in ("player", "seat"):
             if not m.game:
-                answer = Answer.refused(f"unknown game '{header_safe(unknown, 40)}'" if unknown else
+                answer = Answer.refused(no_such_game(unknown) if unknown else
                                         "no game named: put GAME <game id> on a line, or [GAME_ID] in the subject")
                 answers.append((r, answer))
                 continue

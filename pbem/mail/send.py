@@ -41,6 +41,7 @@ from email.utils import format_datetime
 from pathlib import Path
 
 from pbem.core.errors import PbemError
+from pbem.core.text import printable
 from pbem import host
 from pbem.host import schedule
 from pbem.render.html import render_html_report
@@ -112,13 +113,13 @@ def build_message(row: dict, settings: MailSettings, html_body: str | None = Non
     msg["Auto-Submitted"] = "auto-replied" if row["kind"] in ("ack", "help", "notice") else "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"
     msg[OWN_HEADER] = header_safe(f"{row['kind']} {row.get('game_id') or '-'} {row['id']}")
-    msg.set_content(row["body"], charset="utf-8")
+    msg.set_content(printable(row["body"]), charset="utf-8")  # issue 17: a row queued before the guard too
     images = []
     if html_body and "<svg" in html_body:  # issue 14: drawings as inline PNG (cid:), for every client
         from pbem.render.png import inline_images
 
         html_body, images = inline_images(html_body, f"pbem.{row['id']}", settings.domain)
-    msg.add_alternative(html_body or _html(row["body"]), subtype="html", charset="utf-8")
+    msg.add_alternative(printable(html_body or _html(row["body"])), subtype="html", charset="utf-8")
     html_part = msg.get_payload()[1]
     for i, image in enumerate(images, 1):
         html_part.add_related(image.png, maintype="image", subtype="png", cid=f"<{image.cid}>",

@@ -37,6 +37,7 @@ from pbem import host
 from pbem.host import schedule
 from pbem.host.files import write_atomic
 from pbem.core.errors import NotFound, PbemError
+from pbem.core.text import printable
 from pbem.core.registry import games_dir, templates_dir
 from pbem.render.html import (
     Game, Turn, chart_data, details, event_items, game_static, game_summary, load_game,
@@ -58,7 +59,7 @@ def _code_digest(game_type: str) -> str:
     h = hashlib.sha256(f"site-{SITE_FORMAT}".encode())
     files = [_PBEM / "site" / "publish.py", _PBEM / "render" / "html.py", _PBEM / "render" / "reports.py",
              _PBEM / "render" / "svg.py", _PBEM / "host" / "schedule.py", _PBEM / "core" / "engine.py",
-             _PBEM / "core" / "citations.py"]
+             _PBEM / "core" / "citations.py", _PBEM / "core" / "text.py"]
     files += sorted(p for p in templates_dir().rglob("*") if p.is_file())
     gdir = games_dir() / game_type
     if gdir.is_dir():
@@ -597,7 +598,8 @@ def _sync(out_path: Path, outputs: list[Output], old: dict, dirs: dict, result: 
             new_files[o.path] = {**prev, "size": st[0], "mtime": st[1]}
         else:
             data = o.render()
-            data = data.encode("utf-8") if isinstance(data, str) else data
+            # issue 17: no page carries a control character (press stored before the guard)
+            data = printable(data).encode("utf-8") if isinstance(data, str) else data
             digest = _sha(data)
             if on_disk_sha is not None and on_disk_sha == digest:
                 result.unchanged.append(o.path)
