@@ -142,3 +142,15 @@ def test_press_stored_raw_before_the_guard_reaches_no_report_mail_or_page(tmp_pa
     page = site / "games" / "g1" / "index.html"
     parse_html(page)
     assert not BAD_BYTES.search(page.read_bytes()) and ORDINARY in page.read_text()
+
+
+def test_printable_drops_escape_sequences_and_controls_and_keeps_ordinary_text():
+    from pbem.core.text import printable
+
+    assert printable(ORDINARY) == ORDINARY and printable("a\tb\nc\r\nd") == "a\tb\nc\r\nd"
+    assert printable("hi \x1b[31mred\x1b[0m") == "hi red"
+    assert printable("\x1b[2J\x1b[31mEVIL\x1b]0;pwned\x07x") == "EVILx"
+    assert printable("bell\x07 and esc \x1b[5m blink \x01") == "bell and esc  blink "
+    assert printable("nul\x00 del\x7f c1\x85\x9b31m csi") == "nul del c1 csi"
+    assert printable("a \x1b]0;title without end\nnext line") == "a \nnext line"  # an OSC ends at the line's end
+    assert printable("lone\rcr") == "lone\ncr"

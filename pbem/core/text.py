@@ -2,26 +2,28 @@
 a GAME line) may carry terminal control sequences (an escape that retitles a window, clears
 a screen or colours it), a bell, NUL. Issue 17: no report file, mail body or page pbem
 writes carries one. `printable` keeps every ordinary character (accents, emoji, other
-scripts), newline and tab; it drops an escape sequence whole (CSI `ESC [ ... m`, OSC
+scripts), newline, tab and CR LF; it drops an escape sequence whole (CSI `ESC [ ... m`, OSC
 `ESC ] ... BEL`) and every other C0 control, DEL and C1 control (U+0080-U+009F)."""
 
 from __future__ import annotations
 
 import re
 
-# an escape sequence whole: CSI (ESC [ params final), OSC/DCS/APC/PM (up to BEL or ESC \), or
+# an escape sequence whole: CSI (ESC [ params final), OSC/DCS/APC/PM (up to BEL or ESC \, not
+# past a line's end), or
 # ESC and one more character; else one control character: C0 but tab and newline, DEL, C1
 _UNSAFE = re.compile(
-    r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -~]?)"
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x00-\x1f\x7f-\x9f]{0,256}(?:\x07|\x1b\\)?|[ -~]?)"
     r"|\x9b[0-?]*[ -/]*[@-~]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
 )
+_LONE_CR = re.compile(r"\r(?!\n)")
 _ANY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def printable(text: str) -> str:
-    """`text` without control characters (CR LF and a lone CR become a newline first)."""
+    """`text` without control characters (a CR LF line end is kept, as a calendar file
+    needs it; a lone CR becomes a newline)."""
     if not _ANY.search(text):
         return text
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _UNSAFE.sub("", text)
+    return _UNSAFE.sub("", _LONE_CR.sub("\n", text))
