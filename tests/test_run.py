@@ -310,3 +310,29 @@ def test_publish_by_hand_writes_the_loops_site_with_the_loops_links(tmp_path):
     (tmp_path / "pbem.toml").write_text("")
     r = pbem(tmp_path, "publish")
     assert r.returncode == 2 and r.stderr.startswith("pbem: give --out DIR") and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_run_whose_every_message_is_refused_fails(tmp_path):
+    """A walk-through: `pbem run` exited 0 when the server refused every message for good
+    (5xx), each set aside -- a relay that will not take the judge's mail needs the GM. One
+    refused address among messages sent is the player's, not a failed run."""
+    server = SmtpServer().start()
+    try:
+        setup(tmp_path, f"""
+[mail]
+smtp_host = "127.0.0.1"
+smtp_port = {server.port}
+security = "none"
+from = "orders@pbem.example"
+""")
+        server.faults.refuse |= {"alice@example.org", "bob@example.org"}
+        r = pbem(tmp_path, "run", "--only", "send")
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert steps(r.stdout)["send"].startswith("FAILED: 0 sent, 2 set aside (failed)"), r.stdout
+        assert "every message was refused" in r.stdout and "Traceback" not in r.stdout + r.stderr
+        assert pbem(tmp_path, "new", "gods", "g2", "--player", "carol:carol@example.org", "--player",
+                    "bob:bob@example.org", "--seed", "2").returncode == 0
+        r = pbem(tmp_path, "run", "--only", "send")
+        assert r.returncode == 0 and steps(r.stdout)["send"].startswith("1 sent, 1 set aside (failed)"), r.stdout
+    finally:
+        server.stop()

@@ -257,6 +257,10 @@ def _send(db, ctx: dict) -> Step:
         return Step("send", "failed", f"{result.error} ({', '.join(parts)}; {result.left} left queued for the next run)")
     if not (result.sent or result.failed or result.deferred):
         return Step("send", "idle", "nothing to send")
+    if result.failed and not result.sent:  # every recipient refused for good: the relay, not the players
+        return Step("send", "failed", ", ".join(parts) + f" via {settings.describe()}: every message was refused "
+                                      "(does the server take mail from this sender? `pbem status` lists them; "
+                                      "`pbem send --retry-failed` sends them again)")
     return Step("send", "done", ", ".join(parts) + f" via {settings.describe()}")
 
 
