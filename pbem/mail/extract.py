@@ -341,41 +341,35 @@ def find_orders(text: str) -> Found:
             # (no command word is longer than 8 characters: the first 9 show whether it is one)
             command = (command_of(line) if line[0] in _COMMAND_FIRST and line[:9].split(None, 1)[0].lower() in _FIRST_WORDS
                        else None)
-            if command:
-                request = Request(command[0], command[1], number, line, depth, in_block=cur is not None)
-                (cur.requests if cur is not None else loose).append(request)
-            elif cur is not None:
-                cur.orders.append((depth, line))
-                cur.numbers.append(number)
-            continue
-        hm = _HEADER.match(line)
-        if hm:
-            kw, value = hm.group(1).lower(), hm.group(2)
-            if cur is None or (kw != "password" and cur.orders):
-                cur = Block(base=depth)
-                blocks.append(cur)
-            if kw == "password":
-                if value.lower() in PLACEHOLDER_PASSWORDS:
-                    cur.placeholder = True
-                elif cur.password is None or depth <= cur.password_depth:
-                    cur.password, cur.password_depth, cur.password_line = value, depth, number
-            else:
-                setattr(cur, kw, value.lower())
-            continue
-        if _END.match(line):
-            if cur is not None:
-                cur.ended = True
-                cur = None
-            continue
-        pm = _PRESS.match(line)
-        if pm:
-            press = Request("press", ((pm.group(1) or "").strip() or None,), number, line, depth, ended=False,
-                            in_block=cur is not None)
-            (cur.requests if cur is not None else loose).append(press)
-            continue
-        if _ENDPRESS.match(line):
-            continue  # a stray ENDPRESS closes nothing
-        command = command_of(line)
+        else:
+            hm = _HEADER.match(line)
+            if hm:
+                kw, value = hm.group(1).lower(), hm.group(2)
+                if cur is None or (kw != "password" and cur.orders):
+                    cur = Block(base=depth)
+                    blocks.append(cur)
+                if kw == "password":
+                    if value.lower() in PLACEHOLDER_PASSWORDS:
+                        cur.placeholder = True
+                    elif cur.password is None or depth <= cur.password_depth:
+                        cur.password, cur.password_depth, cur.password_line = value, depth, number
+                else:
+                    setattr(cur, kw, value.lower())
+                continue
+            if _END.match(line):
+                if cur is not None:
+                    cur.ended = True
+                    cur = None
+                continue
+            pm = _PRESS.match(line)
+            if pm:
+                press = Request("press", ((pm.group(1) or "").strip() or None,), number, line, depth, ended=False,
+                                in_block=cur is not None)
+                (cur.requests if cur is not None else loose).append(press)
+                continue
+            if _ENDPRESS.match(line):
+                continue  # a stray ENDPRESS closes nothing
+            command = command_of(line)
         if command:
             request = Request(command[0], command[1], number, line, depth, in_block=cur is not None)
             (cur.requests if cur is not None else loose).append(request)
