@@ -40,6 +40,11 @@ def setup(tmp_path: Path, toml: str) -> None:
     assert r.returncode == 0, r.stderr
 
 
+def local_smtp(port: int) -> str:
+    """pbem.toml's [mail] table for the test SMTP server on `port`."""
+    return f'[mail]\nsmtp_host = "127.0.0.1"\nsmtp_port = {port}\nsecurity = "none"\nfrom = "orders@pbem.example"\n'
+
+
 def steps(out: str) -> dict[str, str]:
     found = {}
     for line in out.splitlines():
@@ -97,16 +102,7 @@ publish_dir = "site"
 def test_nothing_to_do_costs_little_and_says_nothing_when_quiet(tmp_path):
     server = SmtpServer().start()
     try:
-        setup(tmp_path, f"""
-[mail]
-smtp_host = "127.0.0.1"
-smtp_port = {server.port}
-security = "none"
-from = "orders@pbem.example"
-
-[run]
-publish_dir = "site"
-""")
+        setup(tmp_path, local_smtp(server.port) + '\n[run]\npublish_dir = "site"\n')
         first = pbem(tmp_path, "run")
         assert first.returncode == 0, first.stderr
         assert steps(first.stdout)["send"].startswith("2 sent") and len(server.messages) == 2
@@ -310,6 +306,10 @@ def test_publish_by_hand_writes_the_loops_site_with_the_loops_links(tmp_path):
     (tmp_path / "pbem.toml").write_text("")
     r = pbem(tmp_path, "publish")
     assert r.returncode == 2 and r.stderr.startswith("pbem: give --out DIR") and "Traceback" not in r.stderr, r.stderr
+    (tmp_path / "pbem.toml").write_text("[run]\nbogus = 1\n")  # a [run] table pbem run refuses
+    assert pbem(tmp_path, "publish", "--out", "elsewhere").returncode == 0  # does not stop a publish with --out
+    r = pbem(tmp_path, "publish")
+    assert r.returncode == 1 and "bogus" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def test_a_run_whose_every_message_is_refused_fails(tmp_path):
@@ -318,13 +318,7 @@ def test_a_run_whose_every_message_is_refused_fails(tmp_path):
     refused address among messages sent is the player's, not a failed run."""
     server = SmtpServer().start()
     try:
-        setup(tmp_path, f"""
-[mail]
-smtp_host = "127.0.0.1"
-smtp_port = {server.port}
-security = "none"
-from = "orders@pbem.example"
-""")
+        setup(tmp_path, local_smtp(server.port))
         server.faults.refuse |= {"alice@example.org", "bob@example.org"}
         r = pbem(tmp_path, "run", "--only", "send")
         assert r.returncode == 1, r.stdout + r.stderr

@@ -490,14 +490,21 @@ def publish(
     from pbem.mail.run import load_run_settings
     from pbem.site.publish import publish as publish_site
 
-    settings_run = load_run_settings()
+    loop_dir = loop_url = None  # where and with which links `pbem run` publishes
+    if out is None or base_url is None:
+        try:
+            loop = load_run_settings()
+            loop_dir, loop_url = loop.publish_dir and Path(loop.publish_dir).expanduser(), loop.base_url
+        except PbemError:
+            if out is None:
+                raise
+            # --out given: a [run] table `pbem run` would refuse does not stop a publish by hand
     if out is None:
-        out = settings_run.publish_dir and str(Path(settings_run.publish_dir).expanduser())
-        if not out:
+        if loop_dir is None:
             _fail("give --out DIR (or set publish_dir in pbem.toml's [run] table)", 2)
-    if base_url is None and settings_run.base_url and settings_run.publish_dir \
-            and Path(out).expanduser().resolve() == Path(settings_run.publish_dir).expanduser().resolve():
-        base_url = settings_run.base_url  # the loop's site: the same links as `pbem run` writes
+        out = str(loop_dir)
+    if base_url is None and loop_url and loop_dir and Path(out).expanduser().resolve() == loop_dir.resolve():
+        base_url = loop_url  # the loop's site: the same links as `pbem run` writes
 
     def progress(total: int):
         import click

@@ -205,6 +205,9 @@ def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | N
 
 # --- submit --------------------------------------------------------------------------------
 
+_OVER = "no more orders are taken"  # why a game that is over refuses orders
+
+
 @dataclass
 class Ack:
     game_id: str
@@ -249,7 +252,7 @@ class Ack:
         out = [head, "=" * len(head)]
         if self.status == "rejected":
             out.append(f"REJECTED: {self.reason}" + (f" [{self.rule}]" if self.rule else ""))
-            out.append("Nothing was changed." if self.reason.endswith("no more orders are taken")
+            out.append("Nothing was changed." if self.reason.endswith(_OVER)  # no turn for earlier orders to stand in
                        else "Nothing was changed; any earlier orders you sent for this turn still stand.")
             out += [f"line {r.number:>3}: REJECTED  {self._cited(r, self._why(r))}" for r in self.lines if r.status != "accepted"]
             return "\n".join(out + self._rules_note()) + "\n"
@@ -360,7 +363,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     ack = Ack(game_id, player, number, "rejected")
     try:
         if game["status"] != "running":
-            raise PbemError(f"game '{game_id}' is over; no more orders are taken")
+            raise PbemError(f"game '{game_id}' is over; {_OVER}")
         if script is None:  # `script`: read_script(decode(raw)), when the caller has it (autoplay)
             script = read_script(decode(raw))
         if script.header_errors:

@@ -188,11 +188,10 @@ def _ingest(db, ctx: dict) -> Step:
 
 def _resolve(db, ctx: dict) -> Step:
     from pbem import host
+    from pbem.host import folders
 
     done, failed = [], []
     warnings: dict[str, str] = {}  # report files that could not be written: the store has the turn
-    from pbem.host import folders
-
     found = folders.scan(db, ctx["turns"])  # one look at the turn folders a run, for both
     due = host.due_games(db, ctx["turns"], found)
     # the missing report files of every game, once a run (each resolve below is told not to)
