@@ -698,14 +698,13 @@ def _unknown_tag(m: Incoming) -> str | None:
     return None
 
 
-_GAME_ID = re.compile(r"^[a-z0-9_-]{1,40}$")
-
-
 def no_such_game(game_id: str | None) -> str:
     """The reason for a game id that names no game here, quoting it only when it is a
     syntactically valid game id (issue 17: a URL or escape codes are not reflected back)."""
+    from pbem.host.service import NAME  # the game ids pbem new takes
+
     gid = str(game_id or "").lower()
-    if _GAME_ID.match(gid):
+    if NAME.match(gid):
         return f"unknown game '{gid}'"
     return "unknown game: no game by that name exists here (a game id is 1-40 letters, digits, '-' or '_')"
 
