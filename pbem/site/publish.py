@@ -756,7 +756,8 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
         old_files = parts[gid].get("files")
         _remove(out_path, old_files if isinstance(old_files, dict) else {}, set(game_files[gid]), result, say)
     new_entries: dict[str, dict] = {}
-    gone = [gid for gid in entries if gid not in {r["id"] for r in every}]
+    in_store = {r["id"] for r in every}
+    gone = [gid for gid in entries if gid not in in_store]
     for gid in gone:  # games no longer in the store: their files go (publishing some games keeps them)
         slug = entries[gid].get("slug")
         if games or not isinstance(slug, str) or slug_for(gid) != slug:
