@@ -157,3 +157,50 @@ def _fuzz_store(factory):
     if "db" not in _STORES:
         _STORES["db"] = make_store(factory.mktemp("fuzz") / "pbem.db")
     return _STORES["db"]
+
+
+def _parsed_state(msg) -> dict:
+    """A parsed message as data: its headers, payload (parts too), defects and the rest."""
+    state = {k: v for k, v in vars(msg).items() if not k.startswith("_pbem")}
+    state["defects"] = [(type(d).__name__, str(d)) for d in state["defects"]]
+    if isinstance(state["_payload"], list):
+        state["_payload"] = [_parsed_state(p) for p in state["_payload"]]
+    return state
+
+
+def test_the_plain_message_parser_builds_what_the_email_package_builds():
+    """issue 17: ingest reads a one-part message with a plain header block itself
+    (ingest._parse_plain); it must be exactly the message compat32's feed parser builds --
+    the same headers, payload and (no) defects -- and any other message must go to the feed
+    parser. Mixed from header and body lines that are ugly in every way the feed parser
+    cares about: folding, empty values, no colon, a leading colon, "From " lines, CR and CRLF,
+    8-bit bytes, NUL, multipart and message/* types, no blank line."""
+    import email
+
+    heads = ["Subject: hi", "Subject:hi", "Subject:", "Subject: ", "Subject:\t x", "X-Y: a:b", "From: a@b", "From a@b",
+             "From: =?utf-8?q?J=C3=BCrgen?= <j@x>", "Content-Type: text/plain", "Content-Type: text/plain; charset=utf-8",
+             "content-type: TEXT/HTML", "Content-Type: multipart/mixed; boundary=x", "Content-Type: message/rfc822",
+             "Content-Type: message/delivery-status", "Content-Type: text", "Content-Type: ; x", "Content-Type: a/b/c",
+             "Content-Transfer-Encoding: base64", " folded", "\tfolded tab", "  ", "\t", ":nothing", "No colon here",
+             "S\u00fcbject: x", "Subject: Gr\u00fc\u00dfe", "X: \x00", "X: \x0c", "X-A: \u2028", "X-\x7f: y", "X~: y",
+             "Received: from x by y; Sat, 21 Nov 2026 14:00:00 +0000", "Content-Disposition: attachment; filename=a.txt"]
+    bodies = ["", "hello\n", "GAME g\nEND\n", "\n\nx", "From me\n", "a\rb", "=C3=BC\n", "\x00\x01",
+              "--x\nContent-Type: text/plain\n\nhi\n--x--\n"]
+    rng = random.Random(17)
+    messages = [p.read_bytes() for p in sorted(CORPUS.iterdir()) if p.suffix == ".eml"]
+    for _ in range(4000):
+        newline = rng.choice(["\n"] * 8 + ["\r\n", "\r"])
+        text = newline.join(rng.choice(heads) for _ in range(rng.randint(0, 8)))
+        raw = (text + rng.choice([newline * 2, newline * 2, newline, ""]) + rng.choice(bodies)).encode("utf-8")
+        messages.append(raw.replace(b"\xc3\xbc", b"\xfc") if rng.random() < 0.1 else raw)
+    plain = 0
+    for raw in messages:
+        mine = mail_ingest._parse_plain(raw)
+        if mine is not None:
+            plain += 1
+            theirs = email.message_from_bytes(raw)
+            assert type(mine) is type(theirs) and _parsed_state(mine) == _parsed_state(theirs), raw
+    assert 400 < plain < len(messages) - 1000  # both paths taken, many times
+    assert mail_ingest._parse_plain(b"Content-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n--x--\n") is None
+    assert mail_ingest._parse_plain(b"From x@y Sat Nov 21 14:00:00 2026\nSubject: hi\n\nbody\n") is None
+    assert mail_ingest._parse_plain(b"Subject: hi\r\n\r\nbody\r\n") is None

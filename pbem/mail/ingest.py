@@ -48,7 +48,9 @@ import email
 import hashlib
 import logging
 import os
+import re
 from email.message import Message
+from email.policy import compat32
 from email.parser import BytesHeaderParser
 from pathlib import Path
 from typing import Callable
@@ -70,8 +72,49 @@ KEEP_OF_LARGE = 64 * 1024  # how much of a large message is read for its headers
 
 # --- processing one message ------------------------------------------------------------------------
 
+# a line of a header block the compat32 feed parser reads without a defect: a header (a name of
+# the characters email.feedparser.headerRE allows, then ':') or the continuation of one
+# (starting with a space or a tab), ending in a newline
+_HEADER_LINE = re.compile(r"[\041-\071\073-\176]+:[^\r\n]*\n|[\t ][^\r\n]*\n")
+
+
+def _parse_plain(raw: bytes) -> Message | None:
+    """issue 17: what `email.message_from_bytes(raw)` (compat32) gives, without its feed
+    parser, for a message that is one part (no multipart or message/* type) with a plain
+    header block (each line a _HEADER_LINE), no carriage return and no "From " line; None for any other
+    message, which the feed parser reads. The message is the same object the feed parser
+    builds: the same headers (name, value) in the same order, the same payload (the text after
+    the blank line), no defect (tests/test_mail_ingest.py compares the two on many messages)."""
+    if b"\r" in raw:
+        return None
+    text = raw.decode("ascii", "surrogateescape")  # (as email.parser.BytesParser reads bytes)
+    end = text.find("\n\n")
+    if end <= 0:
+        return None
+    lines = _HEADER_LINE.findall(text, 0, end + 1)
+    if not lines or sum(map(len, lines)) != end + 1 or lines[0][0] in " \t":  # (every line a header line)
+        return None
+    msg = Message(policy=compat32)
+    headers = msg._headers
+    value: list[str] = []
+    for line in lines:  # email.feedparser's _parse_headers and compat32's header_source_parse
+        if line[0] in " \t":
+            value.append(line)
+            continue
+        if value:
+            name, _, first = value[0].partition(":")
+            headers.append((name, (first.lstrip(" \t") + "".join(value[1:])).rstrip("\r\n")))
+        value = [line]
+    name, _, first = value[0].partition(":")
+    headers.append((name, (first.lstrip(" \t") + "".join(value[1:])).rstrip("\r\n")))
+    if msg.get_content_maintype() in ("multipart", "message"):
+        return None  # (the feed parser reads its parts)
+    msg._payload = text[end + 2:]
+    return msg
+
+
 def _parse(raw: bytes) -> Message:
-    msg = email.message_from_bytes(raw)  # compat32: fast, lenient; headers decoded on demand
+    msg = _parse_plain(raw) or email.message_from_bytes(raw)  # compat32: fast, lenient; headers decoded on demand
     msg._pbem_headers = {}  # issue 17: each header read once (pbem.mail.headers.raw_header)
     for part in msg.walk():  # and each part's content type, file name and payload (headers.once)
         part._pbem_memo = {}
