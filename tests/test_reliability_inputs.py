@@ -234,6 +234,95 @@ def test_report_files_that_cannot_be_written_are_a_warning_and_never_stop_the_ot
     assert not list((tmp_path / "turns").rglob("*.tmp"))
 
 
+# --- several games' turns in one write transaction (issue 17) ----------------------------------------
+
+def _rows(tmp: Path, gid: str | None = None) -> dict[str, list]:
+    """Every row of the tables a resolution writes (of one game, or of all)."""
+    conn = sqlite3.connect(tmp / "pbem.db")
+    try:
+        return {t: conn.execute(f"select * from {t} where ? is null or {'id' if t == 'games' else 'game_id'} = ? order by rowid",
+                                [gid, gid]).fetchall() for t in ("games", "phases", "events", "submissions", "reports", "outbox")}
+    finally:
+        conn.close()
+
+
+def test_a_kill_before_the_commit_of_several_games_turns_leaves_none_of_them_and_the_next_run_resolves_them(tmp_path):
+    for gid in ("g1", "g2", "g3"):
+        new_game(tmp_path, gid, "alice", "bob")
+    (tmp_path / "turns" / "g2" / "1" / "alice.txt").write_text("PLAYER alice\nEND\n")  # collected in the transaction
+    before = _rows(tmp_path)
+    p = pbem(tmp_path, "resolve", "--all", "--force", env={"PBEM_FAILPOINT": "resolve-before-commit@1"})
+    assert p.returncode == -signal.SIGKILL and p.stdout == "", p.stdout  # no game said resolved
+    assert _rows(tmp_path) == before  # not a row of any of them, the order file's submission neither
+    assert not [f for f in (tmp_path / "turns").glob("g*/2")]
+    p = ok(pbem(tmp_path, "resolve", "--all", "--force"))
+    assert [line.split(" --")[0] for line in p.stdout.splitlines()] == [
+        "g1 turn 1: resolved (NMR: alice)", "g1 turn 2: waiting", "g2 turn 1: resolved", "g2 turn 2: waiting",
+        "g3 turn 1: resolved (NMR: alice)", "g3 turn 2: waiting"], p.stdout
+    assert sum(1 for r in _rows(tmp_path, "g2")["submissions"] if "alice.txt" in r[5]) == 1  # the file, taken once
+
+
+def test_a_kill_after_the_commit_of_several_games_turns_leaves_them_all_resolved_and_the_next_run_writes_their_files(tmp_path):
+    """The turns of the games due are stored in one transaction (one commit), their report
+    files written after it: killed in between, every game is resolved and none has its
+    files, and the next run (nothing due) writes them all from the store."""
+    for gid in ("g1", "g2", "g3"):
+        new_game(tmp_path, gid, "alice", "bob")
+    p = pbem(tmp_path, "resolve", "--all", "--force", env={"PBEM_FAILPOINT": "resolve-after-commit@1"})
+    assert p.returncode == -signal.SIGKILL and p.stdout == "", p.stdout
+    assert (phase(tmp_path, "g1"), phase(tmp_path, "g2"), phase(tmp_path, "g3")) == (2, 2, 2)  # one commit held the three
+    assert not [f for f in (tmp_path / "turns").glob("g*/2")]
+    p = ok(pbem(tmp_path, "resolve", "--all"))
+    assert "no game is due" in p.stdout
+    stored = {(gid, who or "public"): text for gid, n, who, text in _rows(tmp_path)["reports"] if n == 2}
+    assert len(stored) == 9
+    for (gid, who), text in stored.items():
+        assert (tmp_path / "turns" / gid / "2" / "reports" / f"{who}.txt").read_text() == text
+    assert not list((tmp_path / "turns").rglob("*.tmp"))
+
+
+def test_a_game_that_fails_among_others_in_one_transaction_is_rolled_back_alone(tmp_path, monkeypatch):
+    """Each game's turn is stored in a savepoint of its own inside the run's transaction: a
+    game that fails after writing rows (its order file submitted, its turn stored, then its
+    reports fail) leaves not one row, and the games before and after it are committed; without
+    keep_going the error is raised once the games before it are committed, files and all."""
+    from pbem import host
+    from pbem.host import reporting
+
+    db = open_db(str(tmp_path / "pbem.db"))
+    turns = tmp_path / "turns"
+    for gid in ("g1", "g2", "g3"):
+        host.new_game(db, "gods", gid, ["alice", "bob"], seed="1", turns=turns)
+    (turns / "g2" / "1" / "alice.txt").write_text("PLAYER alice\nEND\n")
+    real = reporting.render
+
+    def render(rules, game, *args):
+        if game["id"] == "g2":
+            raise RuntimeError("a bug in g2's reports")
+        return real(rules, game, *args)
+
+    monkeypatch.setattr(reporting, "render", render)
+    before = _rows(tmp_path, "g2")
+    statements = []
+    db.conn.set_trace_callback(statements.append)
+    results = host.resolve(db, force=True, turns=turns, keep_going=True)
+    db.conn.set_trace_callback(None)
+    assert [(r.game_id, r.turn, r.outcome) for r in results] == [
+        ("g1", 1, "resolved"), ("g1", 2, "waiting"), ("g2", 1, "error"), ("g3", 1, "resolved"), ("g3", 2, "waiting")]
+    assert results[2].detail == "internal error: RuntimeError: a bug in g2's reports"
+    assert statements.count("COMMIT") == 1  # the three games in one transaction
+    assert _rows(tmp_path, "g2") == before  # g2's submission, phase, events, game row: all rolled back
+    for gid in ("g1", "g3"):
+        assert phase(tmp_path, gid) == 2 and len(list((turns / gid / "2" / "reports").iterdir())) == 3
+
+    (turns / "g1" / "2" / "bob.txt").write_text("PLAYER bob\nEND\n")
+    with pytest.raises(RuntimeError, match="a bug in g2's reports"):
+        host.resolve(db, ["g1", "g2", "g3"], force=True, turns=turns)
+    assert (phase(tmp_path, "g1"), phase(tmp_path, "g2"), phase(tmp_path, "g3")) == (3, 1, 2)  # g1 committed, g3 not reached
+    assert len(list((turns / "g1" / "3" / "reports").iterdir())) == 3
+    assert _rows(tmp_path, "g2") == before
+
+
 def test_turn_folders_known_complete_are_not_listed_again_but_every_change_is_seen(tmp_path, monkeypatch):
     """Issue 17: a run lists only the turn folders that changed since a run saw them complete
     (pbem.host.folders: one stat a game otherwise), and still sees an order file dropped in,

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import sqlite3
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -458,35 +459,18 @@ class _Preview(Exception):
         self.result = result
 
 
-def _resolve_phase(db, game_id: str, force: bool, turns, preview: bool = False, look_ahead: bool = False) -> Resolved:
-    """Resolve the current phase of one game, holding the store's write lock from the first
-    read to the commit: a concurrent submit or resolve waits, so no submission can arrive
-    unseen mid-resolution and no phase is resolved twice. Report files are written after
-    the commit (the store is the truth; files are copies).
-
-    With `look_ahead` (issue 17), a turn resolved is followed, in the same transaction, by
-    the look at the turn it opened that `resolve` would take next in a transaction of its
-    own: when that turn waits, the result says so in `then` (its order files collected, its
-    bots' orders stored, as that look would have); when it is due, or the look fails, what
-    it did is rolled back and `resolve` takes its next pass as before."""
+def _preview(db, game_id: str, force: bool, turns) -> Resolved:
+    """The current phase of one game resolved in a write transaction that is rolled back:
+    the result with every report, nothing stored or written. (`resolve` stores turns in
+    _resolve_batch: the write lock held from the first read to the commit, so a concurrent
+    submit or resolve waits, no submission arrives unseen mid-resolution and no phase is
+    resolved twice; report files written after the commit: the store is the truth.)"""
     try:
         with store.write_transaction(db):
-            result, texts = _resolve_locked(db, game_id, force, turns, preview)
-            if preview:
-                raise _Preview(result)
-            if texts is not None:
-                if look_ahead and result.outcome == "resolved":
-                    result.then = _waiting_next(db, game_id, turns, result)
-                failpoint("resolve-before-commit")
+            result, _ = _resolve_locked(db, game_id, force, turns, True)
+            raise _Preview(result)
     except _Preview as done:
         return done.result
-    if texts is not None:
-        failpoint("resolve-after-commit")
-        try:
-            _write_report_files(turns, game_id, result.turn + 1, texts)
-        except OSError as err:  # the turn is stored; the files are copies a later run restores
-            result.warning = _files_warning(err)
-    return result
 
 
 def _waiting_next(db, game_id: str, turns, resolved: Resolved) -> Resolved | None:
@@ -529,10 +513,10 @@ def failpoint(name: str) -> None:
 
 def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: dict | None = None,
                     check_only: bool = False):
-    """The work of _resolve_phase inside its transaction. `known` (autoplay, issue 17): the
-    game's row, its players' rows and the open turn's state and deadline, read in this same
-    transaction, so not read again; and "scripts": the submissions already read, by id.
-    `check_only`: stop where the turn would be resolved,
+    """The work of one pass of `resolve` (_resolve_batch, _preview) in its transaction.
+    `known` (autoplay, issue 17): the game's row, its players' rows and the open turn's
+    state and deadline, read in this same transaction, so not read again; and "scripts": the
+    submissions already read, by id. `check_only`: stop where the turn would be resolved,
     returning (None, None) (the turn is due), or the result why not as always."""
     game = known["game"] if known else _game(db, game_id)
     rules = get_rules(game["type"])
@@ -659,6 +643,13 @@ def due_games(db, turns: str | Path | None = None, found: folders.Scan | None = 
     return sorted(ids)
 
 
+# issue 17: `resolve` stores several games' turns in one write transaction (one commit, not
+# one a game), holding the write lock no longer than about _BATCH_SECONDS at a time (a
+# concurrent submit or ingest waits that long at most), and at most _BATCH_GAMES turns
+_BATCH_GAMES = 200
+_BATCH_SECONDS = 0.25
+
+
 def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: str | Path | None = DEFAULT_TURNS,
             max_phases: int = 100_000, preview: bool = False, keep_going: bool = False,
             warnings: dict[str, str] | None = None, restore: bool = True) -> list[Resolved]:
@@ -675,7 +666,14 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
     game's current turn that are missing are written first (restore_report_files); a game
     whose files cannot be written is named in `warnings` (game id: why) and the run goes on
     (a resolved turn's own files too: its result's `warning`). A caller that resolves game
-    after game (pbem run) restores once itself and passes `restore=False`."""
+    after game (pbem run) restores once itself and passes `restore=False`.
+
+    Issue 17: the turns of several games are stored in one write transaction, each game's in
+    a savepoint of its own (a game that fails is rolled back alone; the others go on), and
+    a game's next turn in a later one (see _resolve_batch). Whatever a kill leaves, each game
+    is at a turn whole: a batch is committed or not at all, and the report files, written
+    after its commit, are restored by the next run when missing. The results come game by
+    game, in the order of the games."""
     restore = restore and not preview
     found = folders.scan(db, turns) if restore or not (game_ids or force) else None  # one look for both
     if game_ids:
@@ -684,33 +682,89 @@ def resolve(db, game_ids: list[str] | None = None, force: bool = False, turns: s
         games = [r["id"] for r in db["games"].rows_where("status = 'running'", select="id", order_by="id")]
     else:
         games = due_games(db, turns, found)
-    results: list[Resolved] = []
     if restore:
         restore_report_files(db, turns, warnings, found)
-    for game_id in games:
-        forced_once = force
-        passes = 1 if preview else max_phases
-        for done in range(passes):
-            try:
-                r = _resolve_phase(db, game_id, forced_once, turns, preview=preview, look_ahead=done + 1 < passes)
-            except (sqlite3.Error, MemoryError):
-                raise  # the store or the machine, not this game: the same for every game
-            except Exception as err:  # one game's problem: reported, and the others go on
-                if not keep_going:
-                    raise
-                if not isinstance(err, PbemError):
-                    log.debug("resolving %s", game_id, exc_info=True)  # PBEM_DEBUG users see it with logging on
-                    err = f"internal error: {type(err).__name__}: {err}"
-                r = Resolved(game_id, _game(db, game_id)["phase"], "error", str(err))
-            forced_once = False  # --force resolves the phase due now, not every later one
-            results.append(r)
-            if r.then is not None:  # the next pass, taken under the same lock: the turn it opened waits
-                results.append(r.then)
-                r.then = None
-                break
-            if r.outcome != "resolved":
-                break
+    if preview:
+        return [_one_preview(db, game_id, force, turns, keep_going) for game_id in games]
+    results: list[Resolved] = []
+    at = [0, 0]  # the next game (its index in `games`) and the passes it has had
+    while at[0] < len(games):
+        _resolve_batch(db, games, at, force, turns, max_phases, keep_going, results)
     return results
+
+
+def _one_preview(db, game_id: str, force: bool, turns, keep_going: bool) -> Resolved:
+    """A preview of one game (_preview), or with `keep_going` an "error" result (_failed)."""
+    try:
+        return _preview(db, game_id, force, turns)
+    except Exception as err:
+        return _failed(db, game_id, err, keep_going)
+
+
+def _failed(db, game_id: str, err: Exception, keep_going: bool) -> Resolved:
+    """The result of a game that could not be resolved (what it stored rolled back), or
+    `err` raised again: without `keep_going`, and for the store's or the machine's problems
+    (sqlite3.Error, MemoryError), the same for every game."""
+    if isinstance(err, (sqlite3.Error, MemoryError)) or not keep_going:
+        raise err
+    if not isinstance(err, PbemError):
+        log.debug("resolving %s", game_id, exc_info=err)  # PBEM_DEBUG users see it with logging on
+        err = f"internal error: {type(err).__name__}: {err}"
+    return Resolved(game_id, _game(db, game_id)["phase"], "error", str(err))
+
+
+def _resolve_batch(db, games: list[str], at: list[int], force: bool, turns, max_phases: int, keep_going: bool,
+                   results: list[Resolved]) -> None:
+    """One write transaction of `resolve` (issue 17): the passes of the games from `at` on,
+    in order, each in a savepoint of its own (a game that fails is rolled back alone, and
+    the others go on), until about _BATCH_SECONDS have passed or _BATCH_GAMES passes are
+    taken, or a game's next turn is due at once (its next pass begins the next transaction:
+    a game's turns are committed one by one, as before; a turn that waits is found by the
+    look at it in the same savepoint, _waiting_next); then the commit, and only then the
+    report files of each turn resolved. `at` moves on; the results go into `results`, in
+    the order of the games. Without `keep_going`, a game's error is raised once the games
+    before it are committed and their files written."""
+    started = time.monotonic()
+    taken: list[tuple[Resolved, dict | None]] = []
+    failure = None
+    with store.write_transaction(db):
+        while at[0] < len(games) and not (taken and (len(taken) >= _BATCH_GAMES
+                                                     or time.monotonic() - started >= _BATCH_SECONDS)):
+            game_id, passes = games[at[0]], at[1]
+            try:
+                with db.atomic():  # a savepoint
+                    result, texts = _resolve_locked(db, game_id, force and passes == 0, turns, False)
+                    if texts is not None and passes + 1 < max_phases and result.outcome == "resolved":
+                        result.then = _waiting_next(db, game_id, turns, result)
+            except Exception as err:
+                try:
+                    result, texts = _failed(db, game_id, err, keep_going), None
+                except (sqlite3.Error, MemoryError):
+                    raise  # the whole transaction is rolled back
+                except Exception as raised:
+                    failure = raised
+                    break
+            taken.append((result, texts))
+            results.append(result)
+            if result.then is not None:  # the turn it opened waits: looked at in the same savepoint
+                results.append(result.then)
+                result.then = None
+            elif result.outcome == "resolved" and passes + 1 < max_phases:
+                at[1] += 1  # its next turn is due too: in the next transaction
+                break
+            at[:] = [at[0] + 1, 0]
+        if any(texts is not None for _, texts in taken):
+            failpoint("resolve-before-commit")
+    if any(texts is not None for _, texts in taken):
+        failpoint("resolve-after-commit")
+    for result, texts in taken:
+        if texts is not None:
+            try:
+                _write_report_files(turns, result.game_id, result.turn + 1, texts)
+            except OSError as err:  # the turn is stored; the files are copies a later run restores
+                result.warning = _files_warning(err)
+    if failure is not None:
+        raise failure
 
 
 def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS) -> dict:
@@ -826,7 +880,7 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
             failpoint("resolve-after-commit")
             try:
                 _write_report_files(turns, game_id, result.turn + 1, texts)
-            except OSError as err:  # as _resolve_phase: the turn is stored; a later run restores the files
+            except OSError as err:  # as resolve: the turn is stored; a later run restores the files
                 result.warning = _files_warning(err)
         results.append(result)
     return results
