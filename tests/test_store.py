@@ -293,3 +293,23 @@ def test_a_new_store_is_readable_by_its_owner_only(tmp_path):
     db = open_db(str(tmp_path / "new.db"))
     db.close()
     assert stat.S_IMODE((tmp_path / "new.db").stat().st_mode) == 0o600
+
+
+def test_latest_submissions_is_each_players_last_one_not_rejected_in_the_order_they_first_sent(tmp_path):
+    """read.latest_submissions (issue 17: it reads only those rows): the last submission not
+    rejected of each player, the players in the order of their first one not rejected."""
+    from pbem.host import read
+
+    db = open_db(str(tmp_path / "s.db"))
+    rows = [("b", "accepted"), ("a", "rejected"), ("a", "partial"), ("b", "rejected"), ("c", "accepted"),
+            ("a", "accepted"), ("b", "partial"), ("c", "rejected"), ("d", "rejected")]
+    for i, (player, status) in enumerate(rows):
+        db.execute("insert into submissions (game_id, phase, player, received, source, raw, sha256, status, ack, ready) "
+                   "values ('g', 1, ?, '', 'cli', ?, '', ?, '', 0)", [player, f"#{i}".encode(), status])
+    db.execute("insert into submissions (game_id, phase, player, received, source, raw, sha256, status, ack, ready) "
+               "values ('g', 2, 'a', '', 'cli', x'00', '', 'accepted', '', 0)")
+    latest = read.latest_submissions(db, "g", 1)
+    assert list(latest) == ["b", "a", "c"]
+    assert {p: r["raw"] for p, r in latest.items()} == {"b": b"#6", "a": b"#5", "c": b"#4"}
+    assert latest["a"]["status"] == "accepted" and set(latest["a"]) >= {"id", "game_id", "phase", "ack", "ready"}
+    assert read.latest_submissions(db, "g", 3) == {}

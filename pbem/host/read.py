@@ -135,11 +135,12 @@ def events_by_phase(db, game_id: str) -> dict[int, list[dict]]:
 
 def latest_submissions(db, game_id: str, number: int) -> dict[str, dict]:
     """The submission that counts for each player in turn `number`: the last one not rejected."""
-    out: dict[str, dict] = {}
-    for row in rows(db, "select * from submissions where game_id = ? and phase = ? and status != 'rejected' order by id",
-                    [game_id, number]):
-        out[row["player"]] = row
-    return out
+    # issue 17: only those rows are read (a REPORT asked for again and again read every one of
+    # the turn's submissions), each player's in the order of their first one, as before
+    return {row["player"]: row for row in rows(
+        db, "select s.* from submissions s join (select min(id) as first, max(id) as last from submissions "
+            "where game_id = ? and phase = ? and status != 'rejected' group by player) t on s.id = t.last order by t.first",
+        [game_id, number])}
 
 
 def not_ready(db, game_id: str, number: int, asked: list[str], latest: dict[str, dict] | None = None) -> dict[str, str]:
