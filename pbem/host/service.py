@@ -22,7 +22,7 @@ from pathlib import Path
 from pbem.core import citations, engine
 from pbem.host import folders, outbox, read, reporting, schedule, store
 from pbem.core.text import printable
-from pbem.host.files import write_atomic
+from pbem.host.files import write_all_atomic
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
 from pbem.host.read import phase as _phase
@@ -72,9 +72,10 @@ def _insert_row(db, table: str, row: dict) -> None:
 def _write_report_files(turns: str | Path | None, game_id: str, number: int, texts: dict[str, str]) -> None:
     if turns is None:
         return
-    folder = turn_dir(turns, game_id, number) / "reports"  # made by write_atomic when missing
-    for who, text in texts.items():  # whole or not at all: a crash leaves no half report
-        write_atomic(folder / f"{who or 'public'}.txt", printable(text).encode("utf-8"))  # issue 17: no control character
+    # whole or not at all: a crash leaves no half report; issue 17: no control character, and
+    # plain paths (the folder made by write_all_atomic when missing)
+    write_all_atomic(os.path.join(os.fspath(turns), game_id, str(number), "reports"),
+                     {f"{who or 'public'}.txt": printable(text).encode("utf-8") for who, text in texts.items()})
 
 
 def restore_report_files(db, turns: str | Path | None, warnings: dict[str, str] | None = None,
@@ -450,6 +451,9 @@ class Resolved:
     warning: str = ""  # resolved and stored, but its report files could not be written (the next run writes them)
     # issue 17: the turn just opened, already found waiting in the same transaction (resolve's next pass)
     then: Resolved | None = field(default=None, repr=False, compare=False)
+    # issue 17: the turn just opened as _resolve_locked left it (its game row, players, state and
+    # deadline), for the look at it in the same transaction (_waiting_next), which reads none again
+    opened: dict | None = field(default=None, repr=False, compare=False)
 
 
 class _Preview(Exception):
@@ -476,9 +480,10 @@ def _preview(db, game_id: str, force: bool, turns) -> Resolved:
 def _waiting_next(db, game_id: str, turns, resolved: Resolved) -> Resolved | None:
     """The turn `resolved` just opened, looked at as the next pass of `resolve` would (not
     forced): its result when it waits, else None with nothing of the look kept."""
+    known, resolved.opened = resolved.opened, None
     db.conn.execute("SAVEPOINT pbem_next_turn")
     try:
-        result, _ = _resolve_locked(db, game_id, False, turns, False, check_only=True)
+        result, _ = _resolve_locked(db, game_id, False, turns, False, known=known, check_only=True)
     except Exception:  # the next pass meets it again, in its own transaction, and reports it
         result = None
     if result is None:
@@ -512,12 +517,13 @@ def failpoint(name: str) -> None:
 
 
 def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: dict | None = None,
-                    check_only: bool = False):
+                    check_only: bool = False, look_ahead: bool = False):
     """The work of one pass of `resolve` (_resolve_batch, _preview) in its transaction.
     `known` (autoplay, issue 17): the game's row, its players' rows and the open turn's
     state and deadline, read in this same transaction, so not read again; and "scripts": the
     submissions already read, by id. `check_only`: stop where the turn would be resolved,
-    returning (None, None) (the turn is due), or the result why not as always."""
+    returning (None, None) (the turn is due), or the result why not as always. `look_ahead`:
+    the turn opened is kept in the result's `opened` for _waiting_next."""
     game = known["game"] if known else _game(db, game_id)
     rules = get_rules(game["type"])
     number = game["phase"]
@@ -597,6 +603,8 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
     detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(engine.active_players(rules, res.state))}"
     result = Resolved(game_id, number, "finished" if over else "resolved", detail, res.nmr,
                       reports=texts if preview else {}, state_hash=state_hash)
+    if look_ahead and not over:  # the state is plain JSON data (pbem.core.engine): as read back from the store
+        result.opened = {"game": merged, "players": players, "state": res.state, "deadline": game_update["deadline"]}
     return result, texts
 
 
@@ -733,9 +741,11 @@ def _resolve_batch(db, games: list[str], at: list[int], force: bool, turns, max_
             game_id, passes = games[at[0]], at[1]
             try:
                 with db.atomic():  # a savepoint
-                    result, texts = _resolve_locked(db, game_id, force and passes == 0, turns, False)
-                    if texts is not None and passes + 1 < max_phases and result.outcome == "resolved":
+                    look = passes + 1 < max_phases
+                    result, texts = _resolve_locked(db, game_id, force and passes == 0, turns, False, look_ahead=look)
+                    if texts is not None and look and result.outcome == "resolved":
                         result.then = _waiting_next(db, game_id, turns, result)
+                    result.opened = None
             except Exception as err:
                 try:
                     result, texts = _failed(db, game_id, err, keep_going), None
