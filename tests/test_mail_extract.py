@@ -201,3 +201,23 @@ def test_command_first_holds_every_character_a_command_word_can_start_with():
     assert {chr(c) for c in range(sys.maxunicode + 1) if chr(c).lower()[:1] in letters} == set(mail_extract._COMMAND_FIRST)
     found = mail_extract.find_orders("GAME g\nPASSWORD pw\nhold A\nEND\nReport 3\n")
     assert [r.name for r in found.requests] == ["report"] and found.block.orders == [(0, "hold A")]
+
+
+def test_an_attribution_is_found_at_the_end_of_its_line_as_the_pattern_finds_it_anywhere():
+    """issue 17: _attribution looks for the attribution word only before the final ':' (not
+    at every character); on any stripped line it must say what _ATTRIBUTION's search says."""
+    import random
+
+    rng = random.Random(17)
+    pieces = list(mail_extract._ATTRIBUTION_WORDS) + ["WROTE", "Schrieb", "\u017fkrev", "a \u00c9CRIT", "\u041d\u0410\u041f\u0418\u0421\u0410\u041b",
+                                                      "x", "wrote:", "", "wrot", "rote", " ", "  ", "\t", "\u2003", ":", " :",
+                                                      "On Sat, Bob ", "> "]
+    found = 0
+    for _ in range(20000):
+        line = ("".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) + rng.choice([":", " :", "", "\t:"])).strip()
+        expected = line.endswith(":") and mail_extract._ATTRIBUTION.search(line) is not None
+        assert mail_extract._attribution(line) == expected, line
+        found += expected
+    assert 2000 < found < 18000
+    lines = mail_extract.clean_lines("GAME g\n-1,1 x\n- 2\n-- \nsig\n")
+    assert [t for _, t in lines] == ["GAME g", "-1,1 x", "- 2"]  # (a minus is no signature; '-- ' is)

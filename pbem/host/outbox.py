@@ -92,8 +92,12 @@ def queue(db, *, kind: str, to_addr: str | None, subject: str, body: str, game_i
         "attempts": 0, "next_attempt": None, "claimed": None, "sent_at": None, "last_error": None,
         "inbox_id": inbox_id,
     }
-    cols = ", ".join(row)
-    return db.execute(f"insert into outbox ({cols}) values ({', '.join('?' * len(row))})", list(row.values())).lastrowid
+    return db.execute(_QUEUE_SQL, list(row.values())).lastrowid
+
+
+_QUEUE_SQL = ("insert into outbox (created, kind, game_id, phase, player, to_addr, subject, body, in_reply_to, message_id, "
+              "status, attempts, next_attempt, claimed, sent_at, last_error, inbox_id) "
+              "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")  # (queue's row, its columns in order)
 
 
 def welcome_text(game: dict, player: dict) -> str:

@@ -13,12 +13,18 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pbem.core.errors import PbemError
 
 
+_NOW: list = [None, None]  # issue 17: the last second asked for, and its datetime (ingest asks some 3 times a message)
+
+
 def now() -> datetime:
     """The current time; PBEM_NOW (ISO 8601) overrides it for tests and dry runs."""
     fixed = os.environ.get("PBEM_NOW")
     if fixed:
         return parse_time(fixed)
-    return datetime.fromtimestamp(int(time.time()), timezone.utc)  # (whole seconds; issue 17: no replace)
+    second = int(time.time())  # (whole seconds; issue 17: no replace)
+    if _NOW[0] != second:
+        _NOW[0], _NOW[1] = second, datetime.fromtimestamp(second, timezone.utc)
+    return _NOW[1]
 
 
 def parse_time(text: str) -> datetime:

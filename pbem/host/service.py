@@ -330,6 +330,19 @@ def _checked(db, rules, game: dict, player: str, script: Script, kept: dict | No
     return [copy.copy(r) for r in found]  # (dataclasses.replace builds each through __init__: slower)
 
 
+def _asked(db, rules, game: dict, kept: dict | None = None) -> list[str]:
+    """The players asked for orders in the game's open turn (engine.active_players); issue 17:
+    with `kept` (see `_checked`), worked out once while it is kept, not from the turn's state
+    read and decoded again for each message sent out of turn."""
+    where = ("asked", game["id"], game["phase"])
+    if kept is not None and where in kept:
+        return kept[where]
+    asked = engine.active_players(rules, current_state(db, game))
+    if kept is not None:
+        kept[where] = asked
+    return asked
+
+
 def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False,
            delivered: datetime | None = None, mail: dict | None = None,
            known: tuple[dict, list[dict]] | None = None, script: Script | None = None,
@@ -390,10 +403,10 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
         ack.confirmed = script.ready or trusted  # the GM's own entries (and bot seats) are taken as they are
         if not ack.lines:  # an empty submission: default orders only for a player asked this turn
-            ack.asked = player in engine.active_players(rules, current_state(db, game))
+            ack.asked = player in _asked(db, rules, game, kept)
         if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
             ack.status = "rejected"
-            asked = engine.active_players(rules, current_state(db, game))
+            asked = _asked(db, rules, game, kept)
             if player not in asked:
                 raise PbemError(f"wrong phase: it is not your turn (awaiting {', '.join(asked) or 'nobody'})")
             if all(r.error == "invalid" for r in ack.lines if r.status == "rejected"):

@@ -51,10 +51,14 @@ _COMMANDS = (
 _PRESS = re.compile(r"^press[ \t]+(to(?:[ \t,].*)?)$", re.IGNORECASE)
 _ENDPRESS = re.compile(r"^end[ \t]?press\.?$", re.IGNORECASE)
 MAX_PRESS_LINES = 2000  # a press block longer than this is cut (the press limit refuses it anyway)
-_ATTRIBUTION = re.compile(
-    r"(wrote|writes|schrieb|a écrit|escribió|ha scritto|schreef|skrev|kirjoitti|napisał|написал\(а\)|написал|написала)\s*:\s*$",
-    re.IGNORECASE,
-)
+_ATTRIBUTION_WORDS = ("wrote", "writes", "schrieb", "a écrit", "escribió", "ha scritto", "schreef", "skrev", "kirjoitti",
+                      "napisał", "написал(а)", "написал", "написала")
+_ATTRIBUTION = re.compile("(" + "|".join(map(re.escape, _ATTRIBUTION_WORDS)) + r")\s*:\s*$", re.IGNORECASE)
+# issue 17: the same, for a stripped line that ends with ':' -- looked for only at the end of
+# what comes before the ':' (IGNORECASE matches one character to one: a word is as long as it
+# is found), not tried at every character of the line
+_ATTRIBUTION_END = re.compile("(?:" + "|".join(map(re.escape, _ATTRIBUTION_WORDS)) + r")\Z", re.IGNORECASE)
+_ATTRIBUTION_LONGEST = max(map(len, _ATTRIBUTION_WORDS))
 _SEPARATOR = re.compile(
     r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht|message d'origine|weitergeleitete nachricht|mensaje original)\s*-{2,}"
     r"|begin forwarded message:)$",
@@ -70,8 +74,9 @@ _ON = re.compile(r"^(on|am|le|el|il|op)\s", re.IGNORECASE)
 
 
 def _attribution(line: str) -> bool:
-    """Whether a line (stripped) is an attribution ("On ... wrote:"): it ends with ':'."""
-    return line.endswith(":") and _ATTRIBUTION.search(line) is not None
+    """Whether a line (stripped) is an attribution ("On ... wrote:"): it ends with ':' (as
+    _ATTRIBUTION finds one: a word of _ATTRIBUTION_WORDS, white space, the ':')."""
+    return line.endswith(":") and _ATTRIBUTION_END.search(line[:-1].rstrip()[-_ATTRIBUTION_LONGEST:]) is not None
 
 
 _MOBILE = re.compile(
@@ -83,8 +88,9 @@ _MOBILE = re.compile(
 
 # Every line that could be a rule, a separator, a section header (its From line), the first
 # line of a two-line attribution or a signature or mobile footer starts like this (a line
-# ending in ':' is looked at too): a wider net than those patterns, tried once per line
-_MAYBE_SPECIAL = re.compile(r"_{10}|-|begin forwarded message:|\*?(?:from|von|de)\*?\s*:|(?:on|am|le|el|il|op)\s"
+# ending in ':' is looked at too): a wider net than those patterns, tried once per line (issue
+# 17: a line that starts with one '-' -- a list item, a hex's coordinates -- is none of them)
+_MAYBE_SPECIAL = re.compile(r"_{10}|--|begin forwarded message:|\*?(?:from|von|de)\*?\s*:|(?:on|am|le|el|il|op)\s"
                             r"|sent |get outlook|von meinem|envoy|enviado desde", re.IGNORECASE)
 
 
@@ -186,7 +192,7 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
                     i += 1
             continue
         depth = depths[i] + extra
-        if stripped.endswith(":") and _ATTRIBUTION.search(stripped):  # (an attribution ends with ':')
+        if _attribution(stripped):
             i += 1
             continue
         if _ON.match(stripped) and i + 1 < n and _attribution(texts[i + 1]):

@@ -50,6 +50,7 @@ import logging
 import os
 import re
 from email.message import Message
+from functools import lru_cache
 from email.policy import compat32
 from email.parser import BytesHeaderParser
 from pathlib import Path
@@ -239,8 +240,13 @@ def _set_aside(db, item: Item, out: Outcome, limit: int) -> Outcome:
 
 
 def _insert(db, table: str, row: dict) -> int:
-    cols = ", ".join(f"[{c}]" for c in row)
-    return db.execute(f"insert into [{table}] ({cols}) values ({', '.join('?' * len(row))})", list(row.values())).lastrowid
+    return db.execute(_insert_sql(table, tuple(row)), list(row.values())).lastrowid
+
+
+@lru_cache(maxsize=64)
+def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
+    """The INSERT statement of a row of these columns (issue 17: built once, not per message)."""
+    return f"insert into [{table}] ({', '.join(f'[{c}]' for c in columns)}) values ({', '.join('?' * len(columns))})"
 
 
 def _record(db, row: dict, out: Outcome) -> None:
