@@ -204,3 +204,48 @@ def test_the_plain_message_parser_builds_what_the_email_package_builds():
     assert mail_ingest._parse_plain(b"Content-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n--x--\n") is None
     assert mail_ingest._parse_plain(b"From x@y Sat Nov 21 14:00:00 2026\nSubject: hi\n\nbody\n") is None
     assert mail_ingest._parse_plain(b"Subject: hi\r\n\r\nbody\r\n") is None
+
+
+def test_what_ingest_knows_ahead_of_a_part_is_what_the_part_says():
+    """issue 17: a part's content type, file name, charset and disposition are worked out
+    ahead, once for each Content-Type/Content-Disposition pair (headers.known); for every
+    part of many messages each must be what the part's own method says (or be left out when
+    the method raises)."""
+    from pbem.mail import headers as mail_headers
+
+    types = ["text/plain", 'TEXT/Plain; Charset="UTF-8"', "text/plain; charset=utf-8; name=a.txt",
+             "text/plain; name*0=a; name*1=b.txt", "text/html", "text", "a/b/c", "; x", "", "text/plain; charset=\u00fc",
+             "application/octet-stream; name=\"=?utf-8?q?x=2Etxt?=\"", "text/plain; charset*=utf-8''%C3%BC",
+             "message/rfc822", "text/plain; charset=\"\"", "text/plain;;charset=x", None]
+    dispositions = [None, None, "attachment", "inline", "attachment; filename=o.txt", 'ATTACHMENT; FILENAME="x y.TXT"',
+                    "attachment; filename*=utf-8''%C3%BC.txt", "", "; ;"]
+    rng = random.Random(17)
+
+    def headers() -> str:
+        ctype, disposition = rng.choice(types), rng.choice(dispositions)
+        return "".join([f"Content-Type: {ctype}\n" if ctype is not None else "",
+                        f"Content-Disposition: {disposition}\n" if disposition is not None else "",
+                        "content-type: text/html\n" if rng.random() < 0.2 else ""])
+
+    messages = [p.read_bytes() for p in sorted(CORPUS.iterdir()) if p.suffix == ".eml"]
+    for _ in range(1500):
+        if rng.random() < 0.5:
+            kind = rng.choice(["mixed", "digest", "alternative"])
+            parts = "".join(f"--b\n{headers()}\nhello\n" for _ in range(rng.randint(1, 3)))
+            messages.append(f"Subject: x\nContent-Type: multipart/{kind}; boundary=b\n\n{parts}--b--\n".encode())
+        else:
+            messages.append(f"Subject: x\n{headers()}\nhi\n".encode())
+    asked = 0
+    for raw in messages:
+        for part in mail_ingest._parse(raw).walk():
+            ahead = mail_headers.known(part)
+            for what, ask in (("ctype", part.get_content_type), ("filename", part.get_filename),
+                              ("charset", part.get_content_charset), ("disposition", part.get_content_disposition)):
+                try:
+                    said = ask()
+                except Exception:  # noqa: BLE001
+                    assert what not in ahead
+                    continue
+                assert ahead[what] == said, (what, raw)
+                asked += 1
+    assert asked > 10000

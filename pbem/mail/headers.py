@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from email.header import decode_header, make_header
 from email.message import Message
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 
 from pbem.host.outbox import clean_address, header_safe
 
@@ -29,6 +30,45 @@ def once(part: Message, what: str, compute):
     if what not in memo:
         memo[what] = compute()
     return memo[what]
+
+
+def known(part: Message) -> dict:
+    """What `once` would work out for a part of a message `ingest` read, worked out ahead
+    (issue 17): its content type ("ctype"), file name ("filename"), charset ("charset") and
+    disposition ("disposition") -- which depend on its first Content-Type and
+    Content-Disposition headers and its default type alone, so they are worked out once for
+    each such trio (most messages share a few) on a message that has only those headers. A
+    question that raises is left out (it raises again when asked)."""
+    ctype = disposition = None
+    for name, value in part._headers:
+        if not isinstance(value, str):
+            return {}
+        low = name.lower()
+        if low == "content-type":
+            ctype = ctype or (name, value)
+        elif low == "content-disposition":
+            disposition = disposition or (name, value)
+    key = (ctype, disposition, part.get_default_type())
+    if sum(len(h[1]) for h in key[:2] if h) > 2000:
+        return dict(_facts(*key))
+    return dict(_known(*key))
+
+
+def _facts(ctype: tuple[str, str] | None, disposition: tuple[str, str] | None, default: str) -> tuple:
+    probe = Message()
+    probe._headers = [h for h in (ctype, disposition) if h]
+    probe.set_default_type(default)
+    out = []
+    for what, ask in (("ctype", probe.get_content_type), ("filename", probe.get_filename),
+                      ("charset", probe.get_content_charset), ("disposition", probe.get_content_disposition)):
+        try:
+            out.append((what, ask()))
+        except Exception:  # noqa: BLE001 - asked again (and raising again) when it is needed
+            continue
+    return tuple(out)
+
+
+_known = lru_cache(maxsize=512)(_facts)  # (long header values are worked out each time, not kept)
 
 
 def msgid_ok(value: str | None) -> str | None:

@@ -64,7 +64,7 @@ from pbem.mail import guard
 from pbem.mail.commands import rejection, dispatch
 from pbem.mail.outcome import MAX_MESSAGE_BYTES, Context, Outcome, Tally
 from pbem.mail.formats import Item, iter_items
-from pbem.mail.headers import content_hash, automatic, header, msgid_ok, raw_header, sender_of
+from pbem.mail.headers import content_hash, automatic, header, known, msgid_ok, raw_header, sender_of
 
 log = logging.getLogger("pbem.mail")
 
@@ -118,7 +118,7 @@ def _parse(raw: bytes) -> Message:
     msg = _parse_plain(raw) or email.message_from_bytes(raw)  # compat32: fast, lenient; headers decoded on demand
     msg._pbem_headers = {}  # issue 17: each header read once (pbem.mail.headers.raw_header)
     for part in msg.walk():  # and each part's content type, file name and payload (headers.once)
-        part._pbem_memo = {}
+        part._pbem_memo = known(part)  # (what they depend on alone, worked out ahead)
     return msg
 
 

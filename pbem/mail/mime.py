@@ -149,7 +149,7 @@ def _part_text(part: Message) -> str | None:
         payload = payload.encode("utf-8", "replace")
     payload = payload[: MAX_TEXT_CHARS * 4]
     try:
-        charset = part.get_content_charset()
+        charset = once(part, "charset", part.get_content_charset)
     except Exception:
         charset = None
     return decode_bytes(payload, charset)[:MAX_TEXT_CHARS]
@@ -189,7 +189,7 @@ def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
                 filename = str(make_header(decode_header(filename)))
         except Exception:
             filename = None
-        disposition = part.get_content_disposition()
+        disposition = once(part, "disposition", part.get_content_disposition)
         name = filename or ""
         if ctype == "text/plain" and not filename and disposition != "attachment":
             text = _part_text(part)
