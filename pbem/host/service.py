@@ -641,8 +641,9 @@ def due_games(db, turns: str | Path | None = None, found: folders.Scan | None = 
           OR ((g.early = 1 OR g.deadline IS NULL OR g.deadline <= ?)
             -- issue 17: implied by what follows (some player asked has orders in, or is a bot
             -- or vacant seat, or nobody is asked), and cheap: an idle game is passed over here
+            -- (the games with a bot or vacant seat listed once for all, not looked up game by game)
             AND (EXISTS (SELECT 1 FROM submissions s0 WHERE s0.game_id = g.id AND s0.phase = g.phase)
-                 OR EXISTS (SELECT 1 FROM players p0 WHERE p0.game_id = g.id AND (p0.bot = 1 OR p0.vacant = 1))
+                 OR g.id IN (SELECT p0.game_id FROM players p0 WHERE p0.bot = 1 OR p0.vacant = 1)
                  OR json_array_length(p.active) = 0)
             AND NOT EXISTS (SELECT 1 FROM waits w JOIN json_each(p.active) aw ON aw.value = w.player
                             WHERE w.game_id = g.id AND w.phase = g.phase)
