@@ -381,6 +381,33 @@ def test_turn_folders_known_complete_are_not_listed_again_but_every_change_is_se
     assert not any("g2" in p or "g3" in p for p in listed)  # the others still known complete
 
 
+def test_the_ledger_is_written_when_a_line_is_added_and_lines_that_no_longer_match_are_pruned_in_bulk(tmp_path):
+    """Issue 17: a run whose only change to the ledger is lines that no longer match (games
+    resolved, folders changed) does not write it again; a line added writes it, without the
+    lines that no longer match; so do many of those."""
+    from pbem.host import folders
+
+    root = tmp_path / "turns"
+    root.mkdir()
+    ledger = root / folders.LEDGER
+
+    def look(old: set[str], kept: set[str], complete=()) -> set[str] | None:
+        ledger.write_text(folders._HEADER + "".join(f"{line}\n" for line in sorted(old)))
+        before = ledger.stat().st_ino
+        found = folders.Scan(root=str(root), kept=set(kept), old=folders._read_ledger(str(root)), started_ns=10**19)
+        folders.record(found, list(complete))
+        if ledger.stat().st_ino == before:
+            return None  # not written
+        return {line for line in ledger.read_text().splitlines() if not line.startswith("#")}
+
+    lines = {f"g{i} 1 {1000 + i}" for i in range(100)}
+    assert look(lines, lines - {"g1 1 1001", "g2 1 1002"}) is None  # two lines no longer match: left as they are
+    assert look(lines, lines - {"g1 1 1001"}, [("g1", 2, 2000)]) == lines - {"g1 1 1001"} | {"g1 2 2000"}
+    many = set(sorted(lines)[:20])
+    assert look(lines, many) == many  # 80 of 100 no longer match: pruned
+    assert look(lines, lines, [("g5", 1, 1005)]) is None  # a line already there: nothing new
+
+
 # --- the store: newer, changed, broken, read-only, missing, full ----------------------------------------
 
 def test_a_store_from_a_newer_pbem_is_refused_and_left_alone(tmp_path):

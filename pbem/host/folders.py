@@ -11,7 +11,8 @@ only kept for a folder last changed two seconds or more before the look (a chang
 tick of the clock could not be told apart), and a writer that stores new reports of an open
 turn touches its folder first (touch_turn_folder). What the ledger cannot see: a single file
 deleted inside an intact reports/ folder, which is written again once the turn changes or the
-folder does. Losing the ledger only costs one full look."""
+folder does. Losing the ledger only costs one full look. Lines that no longer match (a game
+resolved since, a folder changed) stay until enough of them are there (record)."""
 
 from __future__ import annotations
 
@@ -89,15 +90,20 @@ def scan(db, turns: str | Path | None) -> Scan | None:
 
 def record(found: Scan, complete: list[tuple[str, int, int]]) -> None:
     """Write the ledger: the lines still true, and the folders just seen complete (gid, turn,
-    folder time) that last changed long enough ago. Nothing is written when nothing changed;
-    a ledger that cannot be written is only a cost (the next run looks again)."""
-    lines = set(found.kept)
+    folder time) that last changed long enough ago. Written only when there is a line to add,
+    or when many of its lines no longer match (issue 17: not at every run, for the games whose
+    turn or folder changed): a line that no longer matches is never true again (its folder
+    would have to go back to the very same time) and costs nothing but its bytes. A ledger
+    that cannot be written is only a cost (the next run looks again)."""
+    new = set()
     for gid, number, mtime in complete:
         if mtime <= found.started_ns - _RACY_NS:
-            lines.add(f"{gid} {number} {mtime}")
-    if lines == found.old - {"", _HEADER.rstrip("\n")}:
+            new.add(f"{gid} {number} {mtime}")
+    new -= found.old
+    stale = len(found.old) - len(found.kept) - len(found.old & {"", _HEADER.rstrip("\n")})  # kept is a subset of old
+    if not new and stale <= len(found.kept) // 4 + 64:
         return
-    text = _HEADER + "".join(f"{line}\n" for line in sorted(lines))
+    text = _HEADER + "".join(f"{line}\n" for line in sorted(found.kept | new))
     try:
         write_atomic(Path(found.root) / LEDGER, text.encode("utf-8"))
     except OSError:
