@@ -69,13 +69,16 @@ def _insert_row(db, table: str, row: dict) -> None:
                list(row.values()))
 
 
-def _write_report_files(turns: str | Path | None, game_id: str, number: int, texts: dict[str, str]) -> None:
+def _write_report_files(turns: str | Path | None, game_id: str, number: int, texts: dict[str, str],
+                        rendered: bool = False) -> None:
+    """The report files of a turn (`rendered`: `texts` are reporting.render's, printable already)."""
     if turns is None:
         return
     # whole or not at all: a crash leaves no half report; issue 17: no control character, and
     # plain paths (the folder made by write_all_atomic when missing)
     write_all_atomic(os.path.join(os.fspath(turns), game_id, str(number), "reports"),
-                     {f"{who or 'public'}.txt": printable(text).encode("utf-8") for who, text in texts.items()})
+                     {f"{who or 'public'}.txt": (text if rendered else printable(text)).encode("utf-8")
+                      for who, text in texts.items()})
 
 
 def restore_report_files(db, turns: str | Path | None, warnings: dict[str, str] | None = None,
@@ -431,12 +434,13 @@ def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) 
     """Submit order files the GM dropped in turns/GAME_ID/TURN/PLAYER.txt (each once)."""
     if turns is None:
         return []
-    folder = turn_dir(turns, game_id, number)
-    try:  # issue 17: one listing, no pathlib glob
-        names = sorted(name for name in os.listdir(folder) if name.endswith(".txt"))
+    try:  # issue 17: one listing, no pathlib glob; a Path only for a folder with order files
+        names = sorted(name for name in os.listdir(os.path.join(os.fspath(turns), game_id, str(number)))
+                       if name.endswith(".txt"))
     except OSError:  # no folder (or a file in its place)
         return []
     acks = []
+    folder = turn_dir(turns, game_id, number)  # the files' source names, as they always were
     for path in (folder / name for name in names):
         raw = path.read_bytes()
         digest = hashlib.sha256(raw).hexdigest()
@@ -784,7 +788,7 @@ def _resolve_batch(db, games: list[str], at: list[int], force: bool, turns, max_
     for result, texts in taken:
         if texts is not None:
             try:
-                _write_report_files(turns, result.game_id, result.turn + 1, texts)
+                _write_report_files(turns, result.game_id, result.turn + 1, texts, rendered=True)
             except OSError as err:  # the turn is stored; the files are copies a later run restores
                 result.warning = _files_warning(err)
     if failure is not None:
