@@ -84,6 +84,32 @@ def test_a_stray_file_in_one_games_turn_folder_stops_only_that_game(tmp_path):
     assert phase(tmp_path, "g2") == 2
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_or_a_link_in_a_turn_folder_stops_only_that_game_and_is_never_read(tmp_path):
+    """A FIFO named like an order file made `resolve --all` wait for ever (every game, and
+    `pbem run`); a symbolic link was followed. Order files are read only when regular."""
+    for gid in ("g1", "g2", "g3"):
+        new_game(tmp_path, gid, "alice", "bob")
+    os.mkfifo(tmp_path / "turns" / "g1" / "1" / "alice.txt")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the secret that must not be stored\n")
+    (tmp_path / "turns" / "g2" / "1" / "bob.txt").symlink_to(secret)
+    p = pbem(tmp_path, "resolve", "--all", "--force", timeout=30)  # before: blocked for ever
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr and "internal error" not in p.stderr, p.stderr
+    assert "g3 turn 1: resolved" in p.stdout, p.stdout
+    assert "turns/g1/1/alice.txt: cannot be read as orders (not a regular file" in p.stderr, p.stderr
+    assert "turns/g2/1/bob.txt: cannot be read as orders (not a regular file (a symbolic link)" in p.stderr, p.stderr
+    assert (phase(tmp_path, "g1"), phase(tmp_path, "g2"), phase(tmp_path, "g3")) == (1, 1, 2)
+    conn = sqlite3.connect(tmp_path / "pbem.db")
+    assert not any(b"the secret" in (r[0] or b"") for r in conn.execute("select raw from submissions"))
+    conn.close()
+    (tmp_path / "turns" / "g1" / "1" / "alice.txt").unlink()  # the GM moves them away: the games go on
+    (tmp_path / "turns" / "g2" / "1" / "bob.txt").unlink()
+    ok(pbem(tmp_path, "resolve", "--all", "--force"))
+    assert (phase(tmp_path, "g1"), phase(tmp_path, "g2")) == (2, 2)
+
+
 def test_the_turn_a_resolution_opens_is_looked_at_as_before_in_the_same_transaction(tmp_path, monkeypatch):
     """Issue 17: resolve looks at the turn it just opened under the same lock: the results,
     the stored rows and the files are those of its next pass in a transaction of its own (an

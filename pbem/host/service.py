@@ -22,7 +22,7 @@ from pathlib import Path
 from pbem.core import citations, engine
 from pbem.host import folders, outbox, read, reporting, schedule, store
 from pbem.core.text import printable
-from pbem.host.files import write_all_atomic
+from pbem.host.files import read_regular, write_all_atomic
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
 from pbem.host.read import phase as _phase
@@ -442,7 +442,12 @@ def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) 
     acks = []
     folder = turn_dir(turns, game_id, number)  # the files' source names, as they always were
     for path in (folder / name for name in names):
-        raw = path.read_bytes()
+        try:  # a FIFO would wait for a writer for ever, a link could point anywhere
+            raw = read_regular(path)
+        except OSError as err:  # resolve reports it for this game, and goes on with the others
+            why = err.strerror or str(err)
+            raise PbemError(f"{path}: cannot be read as orders ({why}); replace it with a plain text file "
+                            f"or move it away") from None
         digest = hashlib.sha256(raw).hexdigest()
         source = f"file:{path}"
         if db["submissions"].count_where("game_id = ? and phase = ? and source = ? and sha256 = ?", [game_id, number, source, digest]):

@@ -3,7 +3,6 @@ single messages (.eml) and plain order files, each read lazily as an `Item`."""
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import logging
 import os
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from pbem.core.errors import PbemError
+from pbem.host.files import open_regular, read_regular  # noqa: F401 - read only regular files
 
 log = logging.getLogger("pbem.mail")
 
@@ -46,33 +46,6 @@ class Item:
         fd = open_regular(self.path)
         with os.fdopen(fd, "rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
-
-
-def open_regular(path: Path) -> int:
-    """A file descriptor for reading `path`, which must be a regular file. Opened without
-    following a symbolic link and without blocking (a FIFO would wait for a writer for
-    ever), and checked after opening, so a file swapped in between cannot slip through."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise OSError("not a regular file (a symbolic link): not read") from None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError("not a regular file: not read")
-    return fd
-
-
-def read_regular(path: Path) -> bytes:
-    fd = open_regular(path)
-    try:  # issue 17: os.read, without a file object around the descriptor
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def _not_regular(path: Path, what: str) -> Item:
