@@ -690,6 +690,31 @@ def test_a_site_folder_belongs_to_one_store(tmp_path):
     assert site_publish.publish(a, out).written == []  # its own store publishes as before
 
 
+def test_a_folder_of_somebody_elses_pages_is_never_overwritten(tmp_path):
+    """`pbem publish --out public_html` into a GM's own home page overwrote its index.html and
+    style.css without a word. A folder holding those files that pbem did not write (no
+    manifest) is refused, and nothing in it changes; a site of pbem's own whose manifest was
+    lost is still published (every file looked at)."""
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="31", finished=False, running_turns=2, players=["alice", "bob"])
+    home = tmp_path / "public_html"
+    home.mkdir()
+    (home / "index.html").write_text("MY HOMEPAGE\n")
+    (home / "style.css").write_text("body { color: red }\n")
+    with pytest.raises(PbemError, match=r"already holds index.html and style.css, which pbem publish did not write"):
+        site_publish.publish(db, home)
+    assert sorted(p.name for p in home.rglob("*")) == ["index.html", "style.css"]
+    assert (home / "index.html").read_text() == "MY HOMEPAGE\n"
+    (home / "style.css").unlink()
+    with pytest.raises(PbemError, match=r"already holds index.html, which"):
+        site_publish.publish(db, home)
+    out = tmp_path / "site"
+    site_publish.publish(db, out)
+    (out / site_publish.MANIFEST).unlink()  # lost: its own pages are known by what they say
+    again = site_publish.publish(db, out)
+    assert again.written == [] and (out / site_publish.MANIFEST).is_file()
+
+
 def test_a_faith_claim_win_puts_the_winner_first_in_the_result_whatever_the_points(tmp_path):
     """L672 "Any player wins the game by proclaiming Victory" (a claim the others accept, L674):
     the winner heads the final standings and the points table, though the points (population on

@@ -634,6 +634,35 @@ def _remove(out_path: Path, old: dict, made: set[str], result: Published, say: C
                 pass
 
 
+# what the pages pbem writes at the top of a site carry, so that a site whose manifest was lost
+# is told from a folder of somebody else's files (a GM's own home page is never overwritten)
+_SIGNATURES = {"index.html": b"Published by <code>pbem publish</code>", "style.css": b"/* pbem published site"}
+
+
+def _foreign_files(out_path: Path) -> list[str]:
+    """The files at the top of `out_path` that a site would overwrite and pbem did not write."""
+    foreign = []
+    for name, signature in _SIGNATURES.items():
+        path = out_path / name
+        try:
+            st = path.lstat()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            foreign.append(name)
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            foreign.append(name)
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b""
+        if signature not in data:
+            foreign.append(name)
+    return foreign
+
+
 def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[str] | None = None,
             log: Callable[[str], None] | None = None, progress: Callable[[int], object] | None = None,
             check: bool = False) -> Published:
@@ -672,6 +701,10 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
         head, migrated = _migrate(head, every)
     elif head.get("format") != MANIFEST_FORMAT:
         head = {}  # missing or unreadable: every file is looked at
+        foreign = _foreign_files(out_path)
+        if foreign:
+            raise PbemError(f"--out {out} already holds {' and '.join(foreign)}, which pbem publish did not write "
+                            f"(and no {MANIFEST}): publish into a new or empty folder, or move them away")
     entries = {gid: e for gid, e in (head.get("games") or {}).items() if isinstance(e, dict)}
     site_old = {p: v for p, v in (head.get("files") or {}).items() if isinstance(v, dict)}
     # a site folder belongs to one store: another store publishing into it would remove every
