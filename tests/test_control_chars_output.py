@@ -154,3 +154,24 @@ def test_printable_drops_escape_sequences_and_controls_and_keeps_ordinary_text()
     assert printable("nul\x00 del\x7f c1\x85\x9b31m csi") == "nul del c1 csi"
     assert printable("a \x1b]0;title without end\nnext line") == "a \nnext line"  # an OSC ends at the line's end
     assert printable("lone\rcr") == "lone\ncr"
+
+
+def test_printable_of_ascii_text_is_the_search_and_substitution_it_shortcuts():
+    """Issue 17: an ASCII text is looked at by deleting its plain characters from its bytes;
+    whatever the text, the result is what the search of _ANY and the substitution give."""
+    from hypothesis import given, settings, strategies as st
+
+    from pbem.core import text
+
+    def by_search(s: str) -> str:
+        return s if not text._ANY.search(s) else text._UNSAFE.sub("", text._LONE_CR.sub("\n", s))
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.text(alphabet="ab \t\n\r\x1b[]0;m\x07\x7f\x00")
+           | st.text())
+    def same(s: str) -> None:
+        assert text.printable(s) == by_search(s)
+
+    same()
+    for s in ("plain report\n  text\tok\n", "crlf\r\n", "x\x7f", "\x1b[1m", "", "é\x85"):
+        assert text.printable(s) == by_search(s)

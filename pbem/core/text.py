@@ -19,11 +19,17 @@ _UNSAFE = re.compile(
 )
 _LONE_CR = re.compile(r"\r(?!\n)")
 _ANY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# issue 17: an ASCII text of these characters alone (no CR) is returned as it is, found by
+# deleting them from its bytes (ten times faster than the search of _ANY, which finds nothing there)
+_PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
 
 
 def printable(text: str) -> str:
     """`text` without control characters (a CR LF line end is kept, as a calendar file
     needs it; a lone CR becomes a newline)."""
-    if not _ANY.search(text):
+    if text.isascii():
+        if not text.encode("ascii").translate(None, _PLAIN_ASCII):
+            return text
+    elif not _ANY.search(text):
         return text
     return _UNSAFE.sub("", _LONE_CR.sub("\n", text))
