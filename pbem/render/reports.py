@@ -44,9 +44,41 @@ class _Loader(jinja2.FileSystemLoader):
         return _PART.split(source)[int(n)], filename, uptodate
 
 
+class _Template(jinja2.Template):
+    """A template whose contexts are made from a plain dict of its globals (issue 17): Jinja
+    keeps them as a ChainMap (the template's own over the environment's), which it reads key
+    by key twice at every render and include. The copy is made at the first render; the
+    environment's globals are all set when it is made (`environment`), never after."""
+
+    _flat_globals: dict | None = None
+
+    def new_context(self, vars=None, shared=False, locals=None):
+        flat = self._flat_globals
+        if flat is None:
+            flat = self._flat_globals = dict(self.globals)
+        return jinja2.runtime.new_context(self.environment, self.name, self.blocks, vars, shared, flat, locals)
+
+
 class _Environment(jinja2.Environment):
     """Jinja's environment with `x.name` on a plain dict looked up as Jinja does (a dict's own
     attribute first, else its key), without raising an AttributeError first (issue 17)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._loaded: dict[str, jinja2.Template] = {}
+
+    def _load_template(self, name, globals):
+        """Jinja's, with the templates already loaded kept in a plain dict in front of its
+        locked LRU cache (issue 17: a turn's reports look templates up some thirty times).
+        Templates are loaded once a process (auto_reload is off), so this is the same one."""
+        if globals:  # (pbem passes none) Jinja adds them to the template's own: its flat copy goes
+            template = super()._load_template(name, globals)
+            template._flat_globals = None
+            return template
+        loaded = self._loaded.get(name)
+        if loaded is None:
+            loaded = self._loaded[name] = super()._load_template(name, globals)
+        return loaded
 
     def getattr(self, obj, attribute):
         if type(obj) is dict and attribute not in _DICT_ATTRS:
@@ -69,6 +101,7 @@ def environment() -> jinja2.Environment:
         bytecode_cache=bytecode_cache(),  # issue 17: templates compiled once per machine, not per process
         auto_reload=False,  # issue 17: a template loaded once a process (no stat of its file at each use)
     )
+    env.template_class = _Template
     env.globals["hexgrid"] = hexgrid
     env.globals["pick"] = env.select_template  # the first template of a list that exists
     env.filters["plural"] = lambda n, word, many=None: f"{n} {word if n == 1 else (many or word + 's')}"
@@ -199,6 +232,16 @@ def _render_part(template: jinja2.Template, ctx: dict, own: set[str], memo: dict
     found = memo.get(same)
     if found is not None:
         return found[0]
+    # else compared by content (pickled) with what the readers before read; issue 17: a read is
+    # pickled only once some reader's is not the very same objects (the first reader's alone never is)
+    pending = memo.get((None, template.name))
+    if pending is None:
+        entry = memo[same] = (template.render(**ctx), read)
+        memo[(None, template.name)] = [entry]
+        return entry[0]
+    for text, earlier in pending:
+        memo.setdefault(pickle.dumps([template.name] + earlier), text)
+    pending.clear()
     key = pickle.dumps([template.name] + read)
     if key not in memo:
         memo[key] = template.render(**ctx)
