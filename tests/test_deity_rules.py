@@ -350,6 +350,23 @@ def test_hexgrid_draws_labels_of_several_lines():
     assert "[  Mt ]" in lines[1] and "[     ]" in lines[2]
     # single-line labels are drawn as before
     assert hexgrid.draw({"0,0": "abc"}).splitlines()[1] == " [abc]"
+    # a row of one-line labels (drawn directly, issue 17) is laid out as a row with a label of several lines
+    assert hexgrid.draw({"0,0": "ab", "2,0": "cd", "-1,1": "x\ny"}, {"1,1": "."}).splitlines() == [
+        "      0,0             2,0",
+        "      [ab]            [cd]",
+        "",
+        "  -1,1            1,1",
+        "[  x  ]            .",
+        "[  y  ]",
+    ]
+
+
+def test_hexgrid_labels_each_card_by_the_format_of_its_kind():
+    cards = [{"at": "0,0", "kind": "tribe", "colour": "green", "god": None},
+             {"at": "1,0", "kind": "tribe", "colour": "orange", "god": "zeus"},
+             {"at": "0,1", "kind": "temple", "god": "hera"}, {"at": "-1,1", "kind": "wasteland"}]
+    labels = hexgrid.labels(cards, {"tribe": "{colour:.2}/{god:.2}", "temple": "T/{god:.2}"}, other="~~~")
+    assert labels == {"0,0": "gr/--", "1,0": "or/ze", "0,1": "T/he", "-1,1": "~~~"}
 
 
 def test_orders_doc_names_every_verb_and_card():

@@ -26,34 +26,75 @@ def distance(a: tuple[int, int], b: tuple[int, int]) -> int:
     return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
 
 
+class _Fields(dict):
+    """A card's fields for str.format_map, a missing or empty one shown as `missing`."""
+
+    __slots__ = ("missing",)
+
+    def __getitem__(self, name):
+        return dict.get(self, name) or self.missing
+
+
+def labels(cards: list[dict], formats: dict[str, str], other: str = "", missing: str = "--") -> dict[str, str]:
+    """The cells of `draw` for a list of cards on the board, each {"at": "q,r", "kind": ...}:
+    each labelled by the format (str.format_map, e.g. "{colour:.2}/{god:.2}") of its kind,
+    `other` for a kind not in `formats`, a field that is missing or empty shown as `missing`.
+    Issue 17: one call for the whole board, where a template's loop cost a call a card."""
+    out = {}
+    for card in cards:
+        fmt = formats.get(card["kind"])
+        if fmt is None:
+            out[card["at"]] = other
+        else:
+            fields = _Fields(card)
+            fields.missing = missing
+            out[card["at"]] = fmt.format_map(fields)
+    return out
+
+
 def draw(cells: dict[str, str], marks: dict[str, str] | None = None, width: int = 7) -> str:
     """Draw labelled cells as rows of hexes, each row shifted half a cell per r, so that
     neighbours touch as on the table. `cells` maps "q,r" to a short label (at most
     width-2 characters); `marks` labels empty cells (e.g. "." for where a card may go).
     Every cell shows its coordinates on the line above its label. A label may hold several
     lines (joined by "\n"); each is then padded to the cell's width."""
-    marks = marks or {}
-    allcells = {**{k: v for k, v in marks.items()}, **cells}
+    allcells = {**marks, **cells} if marks else cells
     if not allcells:
         return "(empty)"
     # issue 17: the cells grouped by row in one pass (x position in half-cells: 2q + r)
     rows: dict[int, list[tuple[int, str]]] = {}
     xmin = None
     for k in allcells:
-        q, r = parse_key(k)
+        q, r = k.split(",")
+        q, r = int(q), int(r)
         x = 2 * q + r
         if xmin is None or x < xmin:
             xmin = x
-        rows.setdefault(r, []).append((q, k))
+        if r in rows:
+            rows[r].append((q, k))
+        else:
+            rows[r] = [(q, k)]
     half = (width + 1) // 2
     lines = []
     for r in sorted(rows):
-        row = [(q, k, allcells[k].split("\n")) for q, k in sorted(rows[r])]
+        row = sorted(rows[r])
         top = []
-        depth = max(len(parts) for _, _, parts in row)
-        mids: list[list[str]] = [[] for _ in range(depth)]
         cursor = 0
-        for q, k, parts in row:
+        labels = [allcells[k] for _, k in row]
+        if not any("\n" in label for label in labels):  # issue 17: a row of one-line labels, drawn directly
+            mid = []
+            for (q, k), label in zip(row, labels):
+                x = (2 * q + r - xmin) * half
+                pad = " " * (x - cursor)
+                top.append(pad + k.center(width))
+                mid.append(pad + (f"[{label}]" if k in cells else f" {label} ").center(width))
+                cursor = x + width
+            lines += ["".join(top).rstrip(), "".join(mid).rstrip(), ""]
+            continue
+        parted = [label.split("\n") for label in labels]
+        depth = max(len(parts) for parts in parted)
+        mids: list[list[str]] = [[] for _ in range(depth)]
+        for (q, k), parts in zip(row, parted):
             x = (2 * q + r - xmin) * half
             pad = " " * (x - cursor)
             top.append(pad + k.center(width))
