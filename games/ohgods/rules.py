@@ -510,10 +510,21 @@ class OhGodsRules(Rules, Catalogue):
         return dict(state["game"]["scores"])
 
     def view(self, state, player):
+        return self._view(state, self._public(state), player, self._reaction(state))
+
+    def views(self, state, viewers):
+        """The table everyone sees is worked out once and shared by every viewer's view (issue
+        17); each player's view adds their own hand, sets and standing order, as view does."""
+        public = self._public(state)
+        reaction = self._reaction(state)
+        return [self._view(state, public, v, reaction) for v in viewers]
+
+    def _public(self, state):
+        """What every viewer sees (the view's first keys, in its order)."""
         g = state["game"]
         t = g["turn"]
         top = g["discard"][-1] if g["discard"] else None
-        view = {
+        return {
             "hand_number": g["hand"],
             "hands": self.r["hands"],
             "first": g["first"],
@@ -544,6 +555,20 @@ class OhGodsRules(Rules, Catalogue):
             if g["history"] else None,
             "ruler_points": self.r["ruler_points"],
         }
+
+    def _reaction(self, state):
+        """A steal asked live: public, as the steal order itself is (None when none is asked)."""
+        pend = state["game"].get("pending")
+        if not pend:
+            return None
+        return {"thief": pend["thief"], "victim": pend["victim"], "god": self.name(pend["target"]),
+                "gave": self.names(pend["give"])}
+
+    def _view(self, state, public, player, reaction):
+        """`player`'s view: a new dict holding the `public` table's parts and `reaction`
+        (shared, read only), and what only they see."""
+        g = state["game"]
+        view = dict(public)
         if player is not None and player in g["players"]:
             view["you"] = player
             view["hand"] = [self.card_info(c) for c in g["hands"][player]]
@@ -556,10 +581,8 @@ class OhGodsRules(Rules, Catalogue):
             view["blocks_held"] = sum(1 for c in g["hands"][player] if self.effect(c) == "block")
             view["options"] = (self._options(state, player)
                                if player in state["flow"]["active"] and not g.get("pending") else None)
-        if g.get("pending"):  # a steal asked live: public, as the steal order itself is
-            pend = g["pending"]
-            view["reaction"] = {"thief": pend["thief"], "victim": pend["victim"], "god": self.name(pend["target"]),
-                                "gave": self.names(pend["give"])}
+        if reaction is not None:
+            view["reaction"] = reaction
         return view
 
     def _options(self, state: dict, player: str) -> dict:

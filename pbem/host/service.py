@@ -902,7 +902,8 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
                 lines = bot_script(rules, state, player, rng)
                 raw = ("\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n").encode()
                 script = read_script(decode(raw))  # read once, for the submission and the resolution
-                ack = submit(db, game_id, player, raw, source="bot", trusted=True, known=(game, seats), script=script)
+                ack = submit(db, game_id, player, raw, source="bot", trusted=True, known=(game, seats), script=script,
+                             savepoint=False)  # the turn's transaction is the savepoint: a failure rolls it all back
                 scripts[ack.submission_id] = script
             result, texts = _resolve_locked(db, game_id, False, turns, False,
                                             known={"game": game, "players": seats, "state": state, "deadline": row[1],
