@@ -407,6 +407,35 @@ def test_turn_folders_known_complete_are_not_listed_again_but_every_change_is_se
     assert not any("g2" in p or "g3" in p for p in listed)  # the others still known complete
 
 
+def test_an_error_of_the_store_among_several_games_stores_none_of_their_turns(tmp_path, monkeypatch):
+    """A store error (a full disk, an I/O error: the same for every game) in the middle of a
+    transaction that holds several games' turns rolls it all back and is raised: no game is
+    left half stored, none is said resolved, and the next run takes them all again."""
+    from pbem import host
+    from pbem.host import reporting
+
+    db = open_db(str(tmp_path / "pbem.db"))
+    turns = tmp_path / "turns"
+    for gid in ("g1", "g2", "g3"):
+        host.new_game(db, "gods", gid, ["alice", "bob"], seed="1", turns=turns)
+    real = reporting.render
+
+    def render(rules, game, *args):
+        if game["id"] == "g2":
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(rules, game, *args)
+
+    monkeypatch.setattr(reporting, "render", render)
+    before = _rows(tmp_path)
+    with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+        host.resolve(db, force=True, turns=turns, keep_going=True)
+    assert _rows(tmp_path) == before  # g1's turn, stored before g2 failed, is rolled back with it
+    assert not [f for f in turns.glob("g*/2")]
+    monkeypatch.undo()
+    results = host.resolve(db, force=True, turns=turns, keep_going=True)
+    assert [(r.game_id, r.outcome) for r in results if r.turn == 1] == [("g1", "resolved"), ("g2", "resolved"), ("g3", "resolved")]
+
+
 def test_the_ledger_is_written_when_a_line_is_added_and_lines_that_no_longer_match_are_pruned_in_bulk(tmp_path):
     """Issue 17: a run whose only change to the ledger is lines that no longer match (games
     resolved, folders changed) does not write it again; a line added writes it, without the

@@ -754,7 +754,9 @@ def _resolve_batch(db, games: list[str], at: list[int], force: bool, turns, max_
     look at it in the same savepoint, _waiting_next); then the commit, and only then the
     report files of each turn resolved. `at` moves on; the results go into `results`, in
     the order of the games. Without `keep_going`, a game's error is raised once the games
-    before it are committed and their files written."""
+    before it are committed and their files written. An error of the store or the machine
+    (sqlite3.Error, MemoryError: the same for every game) rolls the whole transaction back
+    and is raised: none of its turns is stored, and the next run takes them again."""
     started = time.monotonic()
     taken: list[tuple[Resolved, dict | None]] = []
     failure = None
