@@ -186,6 +186,26 @@ def test_a_message_over_the_stores_blob_limit_is_set_aside_and_the_others_are_ke
     assert [r.outcome for r in again] == ["seen", "seen"]
 
 
+def test_a_content_type_the_email_package_cannot_read_is_read_as_plain_text_without_a_traceback(tmp_path):
+    """RFC 2231 continuations the email package cannot sort (charset*0* beside name*1) made its
+    get_filename raise TypeError: a traceback on the GM's terminal, and good orders rejected
+    as "unreadable" with no answer. The malformed parameters count as absent."""
+    pw = new_game(tmp_path, "g1", "alice:alice@example.org", "bob:bob@example.org")
+    mail = order_mail(pw["alice"], "rfc2231").replace(
+        b"\n\nGAME", b"\nMIME-Version: 1.0\nContent-Type: text/plain; charset*=''; charset*0*=bogus''%ZZ; name*1=x\n\nGAME")
+    (tmp_path / "odd.eml").write_bytes(mail)
+    (tmp_path / "fine.eml").write_bytes(order_mail(pw["alice"], "fine").replace(b"PLAYER alice", b"PLAYER bob")
+                                       .replace(pw["alice"].encode(), pw["bob"].encode()).replace(b"alice@", b"bob@"))
+    p = pbem(tmp_path, "ingest", tmp_path / "odd.eml", tmp_path / "fine.eml")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr + p.stdout and "TypeError" not in p.stderr + p.stdout, p.stderr
+    assert re.search(r"accepted \S*odd.eml g1/alice: orders accepted", p.stdout), p.stdout
+    conn = sqlite3.connect(tmp_path / "pbem.db")
+    acks = [r[0] for r in conn.execute("select to_addr from outbox where kind = 'ack' order by id")]
+    conn.close()
+    assert acks == ["alice@example.org", "bob@example.org"], acks
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 def test_ingest_reads_regular_files_only_a_fifo_never_hangs_and_symlinks_are_not_followed(tmp_path):
     pw = new_game(tmp_path, "g1", "alice:alice@example.org", "bob:bob@example.org")

@@ -38,7 +38,7 @@ from email.message import Message
 
 from pbem.host import schedule
 from pbem.host.outbox import clean_address, header_safe
-from pbem.mail.headers import automatic, header, names_present, once, raw_header, sender_of
+from pbem.mail.headers import automatic, filename, header, names_present, once, raw_header, sender_of
 from pbem.mail.outcome import Context, Outcome
 
 log = logging.getLogger("pbem.mail")
@@ -266,7 +266,7 @@ def auto_reply(msg: Message) -> str | None:
 
 def _plain_body(msg: Message) -> str | None:
     for part in _parts(msg, 10):
-        if once(part, "ctype", part.get_content_type) == "text/plain" and not once(part, "filename", part.get_filename):
+        if once(part, "ctype", part.get_content_type) == "text/plain" and not filename(part):
             return _payload_text(part)[:8000]
     return None
 

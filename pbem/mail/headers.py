@@ -32,6 +32,19 @@ def once(part: Message, what: str, compute):
     return memo[what]
 
 
+def filename(part: Message) -> str | None:
+    """A part's file name (encoded words decoded), or None: also when its parameters are
+    malformed beyond what the email package can read (RFC 2231 continuations it cannot sort
+    raise TypeError), as if it had none -- the part is read as text, not refused."""
+    try:
+        name = once(part, "filename", part.get_filename)
+        if name and "=?" in name:
+            name = str(make_header(decode_header(name)))
+    except Exception:  # noqa: BLE001 - a malformed parameter: no file name
+        return None
+    return name
+
+
 def known(part: Message) -> dict:
     """What `once` would work out for a part of a message `ingest` read, worked out ahead
     (issue 17): its content type ("ctype"), file name ("filename"), charset ("charset") and

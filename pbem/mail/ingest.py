@@ -190,7 +190,7 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
             ctx.next_inbox = out.inbox_id + 1
     except Exception as err:
         # anything unforeseen: the message is kept and rejected as unreadable, never a traceback
-        log.exception("%s: cannot process", item.origin)
+        log.debug("%s: cannot process", item.origin, exc_info=True)  # PBEM_DEBUG shows it; the outcome names it
         if ctx.rows is not None:
             ctx.rows.clear()
         ctx.next_inbox = None

@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from email.header import decode_header, make_header
 from email.message import Message
 from html.parser import HTMLParser
 
 from pbem.host.outbox import header_safe
+from pbem.mail.headers import filename as part_filename
 from pbem.mail.headers import once
 
 log = logging.getLogger("pbem.mail")
@@ -183,12 +183,7 @@ def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
                     if isinstance(sub, Message):
                         walk(sub, depth + 1)
             return
-        try:
-            filename = once(part, "filename", part.get_filename)
-            if filename and "=?" in filename:
-                filename = str(make_header(decode_header(filename)))
-        except Exception:
-            filename = None
+        filename = part_filename(part)
         disposition = once(part, "disposition", part.get_content_disposition)
         name = filename or ""
         if ctype == "text/plain" and not filename and disposition != "attachment":
