@@ -98,6 +98,11 @@ class PbemGroup(TyperGroup):
     note (exit 70): no traceback reaches a user unless PBEM_DEBUG is set."""
 
     def invoke(self, ctx):
+        if os.environ.get("PBEM_DEBUG"):  # pbem's own debug log (tracebacks of what was set aside) on stderr
+            import logging
+
+            logging.basicConfig(format="pbem: debug: %(name)s: %(message)s")
+            logging.getLogger("pbem").setLevel(logging.DEBUG)
         try:
             return super().invoke(ctx)
         except PbemError as err:
