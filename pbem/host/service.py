@@ -6,7 +6,6 @@ for anything a user did wrong; the CLI turns those into clean messages.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import logging
 import os
@@ -330,7 +329,17 @@ def _checked(db, rules, game: dict, player: str, script: Script, kept: dict | No
             if len(_CHECKS) >= 256:
                 _CHECKS.clear()
             _CHECKS[key] = found
-    return [copy.copy(r) for r in found]  # (dataclasses.replace builds each through __init__: slower)
+    return [_copied(r) for r in found]
+
+
+def _copied(r: LineResult) -> LineResult:
+    """A shallow copy of a line's result: what copy.copy makes of a dataclass without slots
+    (a new instance, its attributes the same objects), without copy's generic protocol
+    (issue 17: dataclasses.replace builds each through __init__, copy.copy through
+    __reduce_ex__: both slower)."""
+    new = object.__new__(type(r))
+    new.__dict__.update(r.__dict__)
+    return new
 
 
 def _asked(db, rules, game: dict, kept: dict | None = None) -> list[str]:

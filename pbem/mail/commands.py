@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from email.message import Message
 from pathlib import Path
 
-from pbem import host
+from pbem import host, render
 from pbem.core.errors import NotFound, PbemError
 from pbem.core.registry import game_types, order_doc
 from pbem.host import outbox
@@ -752,8 +752,6 @@ def _request_list(found: Found) -> list[Request | None]:
 
 def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx: Context) -> Outcome:
     """One message to its outcome: screened, routed to its game, answered by its command(s)."""
-    from pbem import render
-
     render.install()  # a command may open a turn (JOIN filling a game), which writes reports
     m = Incoming(db, item, raw, msg, out, ctx)
     m.sender = m.reply_to = sender_of(msg)

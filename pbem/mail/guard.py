@@ -255,13 +255,12 @@ def auto_reply(msg: Message) -> str | None:
             if value and (pattern is None or pattern.search(value)):
                 return f"auto-reply ({name}: {header_safe(value, 40)})"
     body = _plain_body(msg)
+    by_subject = _AUTO_SUBJECT.search(header_safe(header(msg, "Subject"))[:120]) is not None
+    if not by_subject and not (body is not None and len(body) <= 4000 and _out_of_office(body)):
+        return None  # (issue 17: then whether the text is a person's -- _ORDERISH -- changes nothing: not searched)
     if body is not None and _ORDERISH.search(body):
-        return None
-    if _AUTO_SUBJECT.search(header_safe(header(msg, "Subject"))[:120]):
-        return "auto-reply (its subject)"
-    if body is not None and len(body) <= 4000 and _out_of_office(body):
-        return "auto-reply (an out-of-office text)"
-    return None
+        return None  # a message with a real password or a mail command is a person's, whatever it looks like
+    return "auto-reply (its subject)" if by_subject else "auto-reply (an out-of-office text)"
 
 
 def _plain_body(msg: Message) -> str | None:

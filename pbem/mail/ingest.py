@@ -49,6 +49,7 @@ import hashlib
 import logging
 import os
 import re
+import sqlite3
 from email.message import Message
 from functools import lru_cache
 from email.policy import compat32
@@ -204,8 +205,6 @@ def store_limit(db) -> int:
     """The largest message the store can keep whole: SQLite refuses a string or blob (and a
     row) over SQLITE_LIMIT_LENGTH (1 GB unless compiled otherwise), less room for the rest
     of the row."""
-    import sqlite3
-
     length = db.conn.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
     return max(length // 2, length - 64 * 1024)
 

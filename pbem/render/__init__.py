@@ -6,9 +6,16 @@ that a resolution writes its reports in its own transaction.
 """
 
 
-def install() -> None:
-    """Make this layer's text reports the ones the host writes."""
-    from pbem.host import reporting
-    from pbem.render.reports import text_reports
+_modules: tuple = ()  # (pbem.host.reporting, pbem.render.reports), imported on the first install
 
-    reporting.install(text_reports)
+
+def install() -> None:
+    """Make this layer's text reports the ones the host writes (issue 17: cheap to call again:
+    ingest calls it for each message)."""
+    global _modules
+    if not _modules:
+        from pbem.host import reporting
+        from pbem.render import reports
+
+        _modules = (reporting, reports)
+    _modules[0].install(_modules[1].text_reports)
