@@ -249,3 +249,17 @@ def test_what_ingest_knows_ahead_of_a_part_is_what_the_part_says():
                 assert ahead[what] == said, (what, raw)
                 asked += 1
     assert asked > 10000
+
+
+def test_ingest_keeps_its_savepoints_journal_in_memory_and_puts_the_setting_back(tmp_path):
+    """issue 17: each message's savepoint journals the pages it changes; ingest keeps that
+    journal in memory (temp_store = MEMORY) while it runs, not in a temporary file written
+    page by page, and leaves the connection's setting as it found it."""
+    db = make_store(tmp_path / "pbem.db")
+    db.execute("PRAGMA temp_store = FILE")
+    seen = []
+    box = tmp_path / "Maildir"
+    maildir_message(box, 1_800_000_000, "one", ORDERS)
+    mail_ingest.ingest(db, [box], on_result=lambda r: seen.append(db.execute("PRAGMA temp_store").fetchone()[0]))
+    assert seen == [2]  # MEMORY while the batch was ingested
+    assert db.execute("PRAGMA temp_store").fetchone()[0] == 1  # FILE again after

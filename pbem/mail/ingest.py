@@ -50,10 +50,11 @@ import logging
 import os
 import re
 import sqlite3
+from contextlib import contextmanager
 from email.message import Message
-from functools import lru_cache
-from email.policy import compat32
 from email.parser import BytesHeaderParser
+from email.policy import compat32
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -274,24 +275,49 @@ def ingest(db, paths: list[str | Path], own_address: str | None = None, on_resul
                 on_result(result)
         done.clear()
 
-    try:
-        for item in items:
-            if not conn.in_transaction:
-                conn.execute("BEGIN IMMEDIATE")
-                ctx.rows.clear()  # another process may have changed a game since the last commit
-                ctx.next_inbox = None
-            result = ingest_item(db, item, ctx)
-            tally.results.append(result)
-            done.append(result)
-            if len(done) >= batch:
+    with _statement_journal_in_memory(conn):
+        try:
+            for item in items:
+                if not conn.in_transaction:
+                    conn.execute("BEGIN IMMEDIATE")
+                    ctx.rows.clear()  # another process may have changed a game since the last commit
+                    ctx.next_inbox = None
+                result = ingest_item(db, item, ctx)
+                tally.results.append(result)
+                done.append(result)
+                if len(done) >= batch:
+                    commit()
+            if conn.in_transaction:
                 commit()
-        if conn.in_transaction:
-            commit()
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
     return tally
+
+
+@contextmanager
+def _statement_journal_in_memory(conn):
+    """temp_store = MEMORY while ingest runs (issue 17). Each message's savepoint keeps the
+    first image of every page it changes, to roll back to; past 64 KB in a transaction
+    SQLite keeps them in a temporary file, so each page a message changed cost two writes
+    to a file nobody reads (some 76,000 for 4,000 messages). Only temporary data is kept in
+    memory instead: nothing stored is written differently, and a crash loses nothing more
+    (the journal serves rolling back inside the transaction only). The setting is put back
+    after; where SQLite refuses to change it, it stays as it is."""
+    try:
+        before = conn.execute("PRAGMA temp_store").fetchone()[0]
+        conn.execute("PRAGMA temp_store = MEMORY")
+    except sqlite3.Error:
+        yield
+        return
+    try:
+        yield
+    finally:
+        try:
+            conn.execute(f"PRAGMA temp_store = {int(before)}")
+        except sqlite3.Error:  # pragma: no cover - (a caller's transaction left open)
+            pass
 
 
 def own_address_from_env(config: str | None = None) -> str | None:
