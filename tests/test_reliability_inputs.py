@@ -160,6 +160,32 @@ def order_mail(password: str, mid: str, game: str = "g1", extra: bytes = b"", se
             + b"\ntribe green 1,0\nEND\n" + extra)
 
 
+def test_a_mail_of_too_many_order_lines_is_refused_whole_before_it_is_checked(tmp_path):
+    """Each order line is checked in up to 64 outcomes of the dice: a Deity order form pasted
+    170 times (115 KB, under the size limit) cost minutes of CPU and gigabytes of memory. Over
+    MAX_ORDER_LINES lines, the submission is kept, refused whole and answered; nothing else
+    changes. At the limit, it is checked line by line as always."""
+    from pbem.host.service import MAX_ORDER_LINES
+
+    pw = new_game(tmp_path, "g1", "alice:alice@example.org", "bob:bob@example.org")
+    many = order_mail(pw["alice"], "many").replace(b"tribe green 1,0\n", b"tribe green 1,0\n" * (MAX_ORDER_LINES + 1))
+    (tmp_path / "many.eml").write_bytes(many)
+    p = pbem(tmp_path, "ingest", tmp_path / "many.eml")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"too many lines: {MAX_ORDER_LINES + 1} order lines; one turn's orders take at most {MAX_ORDER_LINES}" in p.stdout
+    conn = sqlite3.connect(tmp_path / "pbem.db")
+    assert conn.execute("select status from submissions").fetchall() == [("rejected",)]
+    assert conn.execute("select count(*) from outbox where kind = 'ack' and to_addr = 'alice@example.org'").fetchone() == (1,)
+    conn.close()
+    status = ok(pbem(tmp_path, "status", "g1", "--json")).stdout
+    assert '"alice"' in status.split('"awaiting"')[1].split("]")[0], status  # still asked: nothing was taken
+    most = order_mail(pw["alice"], "most").replace(b"tribe green 1,0\n", b"tribe green 1,0\n" * MAX_ORDER_LINES)
+    (tmp_path / "most.eml").write_bytes(most)
+    p = pbem(tmp_path, "ingest", tmp_path / "most.eml")
+    assert re.search(rf"accepted \S*most.eml g1/alice: orders accepted \({MAX_ORDER_LINES - 1} of {MAX_ORDER_LINES} lines rejected\)",
+                     p.stdout), p.stdout
+
+
 def test_a_message_over_the_stores_blob_limit_is_set_aside_and_the_others_are_kept(tmp_path):
     db = open_db(str(tmp_path / "pbem.db"))
     from pbem import host

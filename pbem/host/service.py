@@ -308,6 +308,13 @@ def _cite_whole(game_type: str, reason: str) -> str:
 _CHECKS: dict[tuple, list[LineResult]] = {}
 
 
+# issue 17: the most order lines one submission may hold. A turn's orders are a few dozen lines
+# in every game (a Deity order form ~30); each line is checked in the position the lines before
+# it leave, in up to 64 outcomes of the dice, so a mail of thousands of lines cost minutes and
+# gigabytes. A submission over it is kept and refused whole, changing nothing.
+MAX_ORDER_LINES = 300
+
+
 def _checked(db, rules, game: dict, player: str, script: Script, kept: dict | None = None) -> list[LineResult]:
     """engine.check_script of `script` in the game's open turn; issue 17: worked out once for
     the same lines against the same position (the phase's state hash; an ingest run meets the
@@ -405,6 +412,9 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             raise AuthError("no PASSWORD line: add 'PASSWORD <your password>' to your orders")
         if not trusted and game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):
             raise PbemError(f"too late: the deadline of turn {number} was {game['deadline']}")
+        if len(script.lines) > MAX_ORDER_LINES:  # each line is checked in up to 64 outcomes of the dice
+            raise InputError(f"too many lines: {len(script.lines)} order lines; one turn's orders take at most "
+                             f"{MAX_ORDER_LINES} (send each order once)")
         rules = get_rules(game["type"])
         if source == "bot" and trusted and mail is None:  # issue 17: a bot seat's lines (bot_script) are legal orders
             ack.lines = [LineResult(line.number, line.text, "accepted", line.text) for line in script.lines]
