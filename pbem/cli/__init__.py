@@ -1,6 +1,7 @@
 """The `pbem` command. Each command opens the store, calls one library function in
 pbem.host, and turns domain errors into a clean message (exit 1), never a traceback."""
 
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -321,19 +322,22 @@ def resolve(
                 typer.echo(f"\n== report for {who or 'the public'}\n{text}")
         typer.echo("(preview: nothing was stored, written or sent)")
         return
+    out: list[tuple[bool, str]] = []  # (to stderr, line), written a run of lines at a time (issue 17)
     for gid, why in warnings.items():  # files are copies of the store: the game itself is fine
-        typer.echo(f"pbem: warning: {gid}: {why}", err=True)
+        out.append((True, f"pbem: warning: {gid}: {why}"))
     if not results:
-        typer.echo("no game is due: every running game is waiting for orders before its deadline")
+        out.append((False, "no game is due: every running game is waiting for orders before its deadline"))
     for r in results:
         if r.outcome == "error":  # this game could not be resolved; the others went on
-            typer.echo(f"pbem: {r.game_id} turn {r.turn}: NOT resolved -- {r.detail}", err=True)
+            out.append((True, f"pbem: {r.game_id} turn {r.turn}: NOT resolved -- {r.detail}"))
             continue
         nmr = f" (NMR: {', '.join(r.nmr)})" if r.nmr else ""
         verb = {"resolved": "resolved", "finished": "resolved, game over" if r.detail == "game over" else "finished", "waiting": "waiting"}[r.outcome]
-        typer.echo(f"{r.game_id} turn {r.turn}: {verb}{nmr}" + (f" -- {r.detail}" if r.detail and r.detail != "game over" else ""))
+        out.append((False, f"{r.game_id} turn {r.turn}: {verb}{nmr}" + (f" -- {r.detail}" if r.detail and r.detail != "game over" else "")))
         if r.warning:
-            typer.echo(f"pbem: warning: {r.game_id} turn {r.turn + 1}: {r.warning}", err=True)
+            out.append((True, f"pbem: warning: {r.game_id} turn {r.turn + 1}: {r.warning}"))
+    for err, lines in itertools.groupby(out, key=lambda line: line[0]):  # the lines in the order they come
+        typer.echo("\n".join(text for _, text in lines), err=err)
     if any(r.outcome == "error" for r in results):  # 70 when it was a bug of ours, as for any command
         raise typer.Exit(70 if any(r.detail.startswith("internal error") for r in results if r.outcome == "error") else 1)
 
