@@ -87,7 +87,10 @@ _known = lru_cache(maxsize=512)(_facts)  # (long header values are worked out ea
 def msgid_ok(value: str | None) -> str | None:
     """A Message-ID as it may be stored and echoed (one <...> token), or None."""
     value = header_safe(value, 500)
-    return value if re.fullmatch(r"<[^<>\s]+>", value or "") else None
+    return value if _MSGID.fullmatch(value or "") else None
+
+
+_MSGID = re.compile(r"<[^<>\s]+>")
 
 
 # --- headers ------------------------------------------------------------------------------------
