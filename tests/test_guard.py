@@ -230,6 +230,19 @@ def test_an_unrecognised_responder_gets_at_most_a_few_answers_an_hour(db, game, 
     assert logged.fetchone()[0] == 7 - guard.REPLY_CAP
 
 
+def test_answers_to_a_sender_no_seat_vouches_for_are_capped_too(db, game, tmp_path):
+    """LIST and HISTORY need no password, so a forged From could have the judge mail somebody
+    who never asked, message after message: their answers count against the reply cap."""
+    paths = [mail(tmp_path, f"ask{i}", sender="victim@example.com", subject="hi",
+                  body="HISTORY g1\n" if i % 2 else "LIST\n") for i in range(8)]
+    results = ingest(db, *paths)
+    assert all(r.outcome == "accepted" and r.player is None for r in results), [r.reason for r in results]
+    answered = [replies(db, r.inbox_id) for r in results]  # each answered by one mail: the list, the history
+    assert answered == [1] * guard.REPLY_CAP + [0] * (8 - guard.REPLY_CAP)
+    assert "the reply cap" in results[-1].reason
+    assert replies(db, results[-1].inbox_id) == 0 and replies(db, results[-1].inbox_id, "withheld") >= 1
+
+
 def test_acknowledgements_of_accepted_orders_are_never_capped(db, game, tmp_path):
     paths = [mail(tmp_path, f"o{i}", body=f"PLAYER alice\nPASSWORD {game['alice']}\nEND\n# try {i}\n") for i in range(6)]
     results = ingest(db, *paths)

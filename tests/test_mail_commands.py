@@ -172,6 +172,31 @@ def test_bad_input_gets_a_clean_reply_quoting_it_and_changes_nothing(game, tmp_p
     assert set(mail) == {sender}  # nobody else hears of it
 
 
+def test_one_message_gets_each_mail_once_and_a_few_mails_at_most(game, tmp_path):
+    """A forged From with HISTORY a thousand times queued a thousand mails to somebody who never
+    asked; a player's REPORT five thousand times, five thousand reports. The same request is
+    answered once, different ones by at most MAX_OWN_MAILS mails of their own, and no more than
+    MAX_REQUESTS requests of one message are read; the reply says what became of the rest."""
+    from pbem.mail import commands
+
+    db, pw = game
+    out, mail = send(db, tmp_path, "victim@example.com", "HISTORY g1\n" * 1000, subject="hello")
+    assert out.outcome == "accepted"
+    assert [r["kind"] for r in mail["victim@example.com"]] == ["history", "notice"]
+    reply = reply_of(mail, "victim@example.com")
+    assert reply.count("REFUSED: the same request as an earlier line: answered once") == commands.MAX_REQUESTS - 1
+    assert f"not read: this and the {1000 - commands.MAX_REQUESTS - 1} request(s) after it" in reply
+    body = f"PASSWORD {pw['alice']}\n" + "REPORT\nreport\n" * 2000 + "HISTORY g1\nHISTORY g1 1\nHELP\nSEND PASSWORD\n"
+    out, mail = send(db, tmp_path, "alice@example.org", body)
+    kinds = [r["kind"] for r in mail["alice@example.org"]]
+    assert kinds.count("report") == 1 and kinds.count("notice") == 1, kinds
+    assert len(kinds) <= commands.MAX_OWN_MAILS + 1, kinds  # the mails asked for, and the reply
+    body = f"PASSWORD {pw['bob']}\nHISTORY g1\nHISTORY g1 1\nHELP\nREPORT\n"
+    out, mail = send(db, tmp_path, "bob@example.org", body)
+    assert len(mail["bob@example.org"]) == commands.MAX_OWN_MAILS + 1
+    assert "REFUSED: not sent: one message gets at most 3 mails of their own" in reply_of(mail, "bob@example.org")
+
+
 def test_a_refused_request_does_not_stop_the_others(game, tmp_path):
     db, pw = game
     out, mail = send(db, tmp_path, "alice@example.org",

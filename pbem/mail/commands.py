@@ -62,8 +62,8 @@ Put each command on a line of its own, in a message with your GAME, PLAYER
 and PASSWORD lines (or with the game as [GAME_ID] in the subject). One message
 may carry orders, several commands and several press blocks. Your orders get
 their acknowledgement; a report, the help, a history and a password come as
-their own mail; everything else is answered in one reply, each command with
-its line number.
+their own mail (at most 3 such mails a message, each asked once); everything
+else is answered in one reply, each command with its line number.
 
 With your PASSWORD, from your registered address:
   - REPORT [TURN]       your latest report (or that turn's) again
@@ -671,7 +671,12 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
     Command("join", "sender", answer=join),
     Command("observe", "sender", answer=observe),
 )}
-_LEGACY = ("orders", "report", "help")  # answered as before when a message carries nothing else
+_LEGACY = ("orders", "report", "help")
+# issue 17: one message's requests are answered up to these limits (a forged From asking
+# HISTORY a thousand times made a thousand mails to somebody who never asked)
+MAX_REQUESTS = 50  # requests read from one message
+MAX_OWN_MAILS = 3  # different requests of one message answered by a mail of their own
+OWN_MAIL = {"report", "history", "help", "send_password"}  # answered as before when a message carries nothing else
 
 
 # --- dispatching ----------------------------------------------------------------------------------
@@ -841,8 +846,25 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     seat_checked = False
     seat_refusal: str | None = None
     answers: list[tuple[Request | None, Answer]] = []
-    for r in requests:
+    own_mails: set[tuple] = set()
+    for i, r in enumerate(requests):
         m.request = r
+        if i == MAX_REQUESTS:  # one message cannot make the judge do (or send) without end
+            rest = len(requests) - i
+            answers.append((r, Answer.refused(f"not read: this and the {rest - 1} request(s) after it; one message "
+                                              f"takes at most {MAX_REQUESTS} requests")))
+            break
+        if r is not None and r.name in OWN_MAIL:
+            key = (r.name, tuple((a or "").lower() for a in r.args))
+            if key in own_mails:
+                answers.append((r, Answer.refused("the same request as an earlier line: answered once")))
+                continue
+            if len(own_mails) >= MAX_OWN_MAILS:
+                answers.append((r, Answer.refused(
+                    f"not sent: one message gets at most {MAX_OWN_MAILS} mails of their own (REPORT, HISTORY, HELP, "
+                    "SEND PASSWORD); ask for the others in another message")))
+                continue
+            own_mails.add(key)
         command = COMMANDS["orders" if r is None else r.name]
         answer: Answer
         if command.needs in ("player", "seat"):

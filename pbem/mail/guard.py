@@ -20,7 +20,7 @@ submission), but its reply is withheld (outbox status `withheld`), and the GM is
 an hour: a notice to the GM's address (the game's `gm_email`, else `gm` in pbem.toml's
 [mail], else PBEM_GM) and a line in `pbem status`. **The reply cap** -- at most
 `REPLY_CAP` answers an hour to one address for messages that were rejected (or asked for
-HELP): whatever auto-responder is not recognised, a mail loop cannot start. Acknowledgements
+HELP, or were answered though no seat vouches for their sender: LIST, HISTORY): whatever auto-responder is not recognised, a mail loop cannot start. Acknowledgements
 of accepted orders and requested reports are never capped, nor the refusal of orders sent
 with the right password (a player always learns why: no auto-responder knows the password),
 and a seat's wrong passwords are left to the guessing throttle (a player who mistypes is
@@ -341,8 +341,15 @@ def _guessing(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
     _log(db, "gm-told", out, sender, f"GM told ({gm})" if gm else "no GM address: shown in pbem status", oid)
 
 
+def _capped(out: Outcome) -> bool:
+    """Whether the answer to this message counts against the reply cap: it was rejected, asked
+    for HELP, or was answered to a sender no seat vouches for (LIST, HISTORY, OBSERVE: a forged
+    From could have the judge mail somebody who never asked, message after message)."""
+    return out.outcome == "rejected" or out.reason.startswith("help sent") or not out.player
+
+
 def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
-    if not (out.outcome == "rejected" or out.reason.startswith("help sent")):
+    if not _capped(out):
         return
     if out.reason.startswith("bad password") and out.player:
         return  # a seat's wrong passwords: the guessing throttle's to judge (a player may mistype)
@@ -356,7 +363,7 @@ def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
     answered = db.execute(
         "select count(*) from outbox o join inbox i on i.id = o.inbox_id "
         "where lower(o.to_addr) = lower(?) and o.created >= ? and o.status != 'withheld' and o.inbox_id != ? "
-        "and (i.outcome = 'rejected' or i.reason like 'help sent%')",
+        "and (i.outcome = 'rejected' or i.reason like 'help sent%' or i.player is null)",
         [addr, _since(), out.inbox_id]).fetchone()[0]
     if answered < REPLY_CAP:
         return
@@ -389,7 +396,7 @@ def guarded(dispatch: Callable[..., Outcome], db, item, raw: bytes, msg: Message
                 return out
     floor = db.execute("select max(id) from outbox").fetchone()[0] or 0  # the mail queued before this message
     result = dispatch(db, item, raw, msg, out, ctx)
-    if result.inbox_id and result.outcome == "rejected" or (result.inbox_id and result.reason.startswith("help sent")):
+    if result.inbox_id and _capped(result):
         sender = sender_of(msg) if msg is not None else None
         _guessing(db, result, sender, floor)
         _reply_cap(db, result, sender, floor)
