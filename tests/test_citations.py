@@ -163,7 +163,7 @@ def test_every_event_type_the_templates_know_has_a_citation(game_type):
     if not source.exists():
         from pbem.core.registry import templates_dir
         source = templates_dir() / game_type / "events.j2"
-    types = set(re.findall(r'e\.type == "(\w+)"', source.read_text(encoding="utf-8")))
+    types = set(re.findall(r'(?:e\.type|etype) == "(\w+)"', source.read_text(encoding="utf-8")))
     assert types
     events = citations.table(rules.data)["events"]
     # a type cited only by its fields (Deity's `play`, by the card) has entries `type:...` or `*:...`

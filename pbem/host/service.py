@@ -621,17 +621,17 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
                [schedule.iso(opened), dumps(res.nmr), dumps({p: row["id"] for p, row in latest.items()}), game_id, number])
     db.conn.executemany("INSERT INTO events (game_id, phase, seq, data) VALUES (?, ?, ?, ?)",
                         [(game_id, number, i, dumps(e)) for i, e in enumerate(res.events)])
+    awaited = engine.active_players(rules, res.state)  # the players asked in the turn opened (issue 17: worked out once)
     state_text = dumps(res.state)  # issue 17: encoded once; engine.state_hash is the SHA-256 of this text
     state_hash = hashlib.sha256(state_text.encode()).hexdigest()
     _insert_row(db, "phases", {
         "game_id": game_id, "number": new_number, "state": state_text,
-        "state_hash": state_hash, "active": dumps(engine.active_players(rules, res.state)),
+        "state_hash": state_hash, "active": dumps(awaited),
         "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,
     })
     db.execute(f"UPDATE games SET {', '.join(f'[{k}] = ?' for k in game_update)} WHERE id = ?", [*game_update.values(), game_id])
     if due_next is not None:  # a deadline inside a declared absence moves to its end
-        moved = controls.apply_absences(db, game_id, new_number, game_update["deadline"],
-                                        engine.active_players(rules, res.state))
+        moved = controls.apply_absences(db, game_id, new_number, game_update["deadline"], list(awaited))
         game_update["deadline"] = moved or game_update["deadline"]
     merged = {**game, **game_update}
     from pbem.host import press  # issue 13: each reader's press of the turn just resolved, for their report
@@ -641,7 +641,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
     _store_reports(db, game_id, new_number, texts)
     outbox.queue_reports(db, merged, players, new_number, texts)  # mail: each player's report
     controls.queue_observer_reports(db, merged, new_number, texts.get(""))  # mail: the observers' public report
-    detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(engine.active_players(rules, res.state))}"
+    detail = "game over" if over else f"turn {new_number} opened; awaiting {', '.join(awaited)}"
     result = Resolved(game_id, number, "finished" if over else "resolved", detail, res.nmr,
                       reports=texts if preview else {}, state_hash=state_hash)
     if look_ahead and not over:  # the state is plain JSON data (pbem.core.engine): as read back from the store
