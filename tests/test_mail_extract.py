@@ -221,3 +221,20 @@ def test_an_attribution_is_found_at_the_end_of_its_line_as_the_pattern_finds_it_
     assert 2000 < found < 18000
     lines = mail_extract.clean_lines("GAME g\n-1,1 x\n- 2\n-- \nsig\n")
     assert [t for _, t in lines] == ["GAME g", "-1,1 x", "- 2"]  # (a minus is no signature; '-- ' is)
+
+
+def test_special_pairs_holds_the_first_two_characters_of_every_ascii_special_line():
+    """numbered_lines tries _MAYBE_SPECIAL on an ASCII line only when its first two
+    characters, lowered, are in SPECIAL_PAIRS: every pair of printable ASCII characters that
+    starts a match, completed by the rest of each branch, must be there."""
+    import itertools
+
+    tails = ["_" * 8, "", "gin forwarded message:", "om:", "n:", ":", " x", "\tx", "x", "nt ", "t outlook", "n meinem", "voy",
+             "viado desde", "rom:", "on:", "e:", "*:", "*\t:", " :", "_" * 9, "egin forwarded message:", "ent "]
+    chars = [chr(c) for c in range(32, 127)]
+    started = set()
+    for a, b in itertools.product(chars, chars):
+        if any(mail_extract._MAYBE_SPECIAL.match(a + b + tail) for tail in tails):
+            started.add((a + b).lower())
+    assert started == set(mail_extract.SPECIAL_PAIRS)
+    assert [t for _, _, t in mail_extract.numbered_lines("hold A\n\u017fent from my phone\nsent from my phone\n") if t] == ["hold A"]

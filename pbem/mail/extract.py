@@ -98,6 +98,11 @@ _MAYBE_SPECIAL = re.compile(r"_{10}|--|begin forwarded message:|\*?(?:from|von|d
 # whatever their case, as IGNORECASE folds them: the Turkish i's and the long s too); a line
 # that starts with none of them is not tried (tests/test_mail_extract.py checks the set)
 SPECIAL_FIRST = frozenset("*-ABDEFGILOSV_abdefgilosv\u0130\u0131\u017f")
+# issue 17: the first two characters, in lower case, of every ASCII text _MAYBE_SPECIAL can
+# match (a text starting with other ASCII characters is not tried; one starting with others,
+# which IGNORECASE may fold, is, as before; tests/test_mail_extract.py checks the set)
+SPECIAL_PAIRS = frozenset(("__", "--", "be", "*f", "*v", "*d", "fr", "vo", "de", "on", "am", "le", "el", "il", "op", "se",
+                           "ge", "en"))
 
 
 _LINE = re.compile(r"^(?:((?:[ \t]{0,3}>)+)[ \t]?)?(.*)$", re.MULTILINE)  # _QUOTE's marks (or none), the rest
@@ -134,9 +139,12 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
         marks, bodies = zip(*pairs) if pairs else ((), ())
         depths = list(map(str.count, marks, repeat(">")))
     texts = list(map(str.strip, bodies))
+    short = len(text) <= limit  # (issue 17: then no line is longer than `limit`, and none is cut)
     maybe = _MAYBE_SPECIAL.match
     first = SPECIAL_FIRST
-    specials = [j for j, t in enumerate(texts) if t.endswith(":") or (t[:1] in first and maybe(t) is not None)]
+    pairs = SPECIAL_PAIRS
+    specials = [j for j, t in enumerate(texts) if t.endswith(":") or (
+        ((p := t[:2].lower()) in pairs or not p.isascii()) and t[:1] in first and maybe(t) is not None)]
     special = set(specials)
     specials.append(n)  # (the end)
     next_special = 0  # index into specials of the first special line at or after i
@@ -164,7 +172,7 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
                 next_special += 1
             stop = specials[next_special]
             out.extend(zip(range(i + 1, stop + 1), depths[i:stop] if not extra else [d + extra for d in depths[i:stop]],
-                           [t[:limit] for t in texts[i:stop]]))
+                           texts[i:stop] if short else [t[:limit] for t in texts[i:stop]]))
             i = stop
             continue
         if i not in special:
