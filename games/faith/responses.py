@@ -52,7 +52,7 @@ from __future__ import annotations
 from pbem.core.engine import Event
 
 from . import positions
-from .battle import assassinate, resolve_battle
+from .battle import assassinate, assassinate_orders, resolve_battle
 from .population import can_enter
 from .world import INFIDEL, hand_total, owners_at, pop_of, units_at
 
@@ -319,13 +319,16 @@ def fight(rules, state: dict, rng) -> list[Event]:
             break
         if x["kind"] == "assassinate":
             hid, kind, owner = x["args"]
-            era = g["era"]
             b = x.get("belief", a["pos"])
-            ok = any(g["units"][u]["conv"] != era for u in units_at(g, hid, b, "apostle")) and any(
-                True for u in units_at(g, hid, owner, kind))
-            if not ok:
+            # CHOICE 184: judged again when its turn comes, as when it was declared (an earlier
+            # battle or assassination may have taken its apostle or its target); no longer
+            # possible, it is void: no die, its apostle (if any) not spent
+            if (hid, kind, owner) not in assassinate_orders(g, b):
+                era = g["era"]
+                gone = ("its apostle" if not any(g["units"][u]["conv"] != era for u in units_at(g, hid, b, "apostle"))
+                        else f"its target ({owner} {kind}{' other than the assassin' if (owner, kind) == (b, 'apostle') else ''})")
                 events.append({"type": "void", "player": a["player"], "order": f"assassinate {hid} {kind} {owner}",
-                               "reason": "the apostle or its target is no longer there"})
+                               "reason": f"{gone} is no longer at {hid} when its turn comes (CHOICE 184)"})
                 continue
             events += assassinate(tab, g, b, hid, kind, owner, rng)
             continue
