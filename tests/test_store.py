@@ -313,3 +313,18 @@ def test_latest_submissions_is_each_players_last_one_not_rejected_in_the_order_t
     assert {p: r["raw"] for p, r in latest.items()} == {"b": b"#6", "a": b"#5", "c": b"#4"}
     assert latest["a"]["status"] == "accepted" and set(latest["a"]) >= {"id", "game_id", "phase", "ack", "ready"}
     assert read.latest_submissions(db, "g", 3) == {}
+
+
+def test_a_submission_knows_the_row_it_stored(tmp_path):
+    """Issue 17: autoplay goes on with the rows its bots' submissions stored (Ack.stored)
+    instead of reading them back: each is the row read.latest_submissions reads."""
+    from pbem.host import read
+
+    db = open_db(str(tmp_path / "s.db"))
+    host.new_game(db, "gods", "g1", ["a", "b", "c"], seed="7", turns=None, passwords={"a": "pa", "b": "pb", "c": "pc"})
+    game = read.game(db, "g1")
+    asked = host.current_state(db, "g1")["flow"]["active"][0]
+    for player, lines in ((asked, "pass\n"), ("b" if asked != "b" else "c", "")):
+        ack = host.submit(db, "g1", player, f"PASSWORD p{player}\n{lines}".encode(), source="cli")
+        assert ack.stored == read.latest_submissions(db, "g1", game["phase"])[player]
+        assert list(ack.stored) == list(read.rows(db, "select * from submissions where id = ?", [ack.submission_id])[0])

@@ -225,6 +225,9 @@ class Ack:
     rules: dict[int, str] = field(default_factory=dict)  # issue 18: line -> the rule its ruling applies
     rule: str = ""  # ...and the rule of `reason`, when the whole submission is rejected by one
     asked: bool = True  # the player is asked for orders this turn (told apart for an empty submission)
+    # issue 17: the submissions row as stored (its columns in the table's order), for a caller
+    # that goes on in the same transaction (autoplay) instead of reading it back
+    stored: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def ready(self) -> bool:
@@ -362,6 +365,9 @@ def _asked(db, rules, game: dict, kept: dict | None = None) -> list[str]:
     return asked
 
 
+_SUBMISSION_COLUMNS = ("id", "game_id", "phase", "player", "received", "source", "raw", "sha256", "status", "ack", "ready")
+
+
 def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trusted: bool = False,
            delivered: datetime | None = None, mail: dict | None = None,
            known: tuple[dict, list[dict]] | None = None, script: Script | None = None,
@@ -439,11 +445,12 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         ack.rule = _cite_whole(game["type"], ack.reason)
     text = ack.text
     with db.atomic() if savepoint or not db.conn.in_transaction else nullcontext():
+        values = [game_id, number, player, received, source, raw, hashlib.sha256(raw).hexdigest(),
+                  ack.status, text, int(ack.ready)]
         ack.submission_id = db.execute(  # issue 17: plain SQL (sqlite-utils reads the schema each insert)
             "INSERT INTO submissions (game_id, phase, player, received, source, raw, sha256, status, ack, ready) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [game_id, number, player, received, source, raw, hashlib.sha256(raw).hexdigest(),
-             ack.status, text, int(ack.ready)]).lastrowid
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values).lastrowid
+        ack.stored = dict(zip(_SUBMISSION_COLUMNS, [ack.submission_id, *values]))
         if mail is not None:
             outbox.queue_ack(db, ack, mail, text)  # mail: the acknowledgement goes out with the submission
     return ack
@@ -561,8 +568,9 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
                     check_only: bool = False, look_ahead: bool = False):
     """The work of one pass of `resolve` (_resolve_batch, _preview) in its transaction.
     `known` (autoplay, issue 17): the game's row, its players' rows and the open turn's
-    state and deadline, read in this same transaction, so not read again; and "scripts": the
-    submissions already read, by id. `check_only`: stop where the turn would be resolved,
+    state and deadline, read in this same transaction, so not read again; "scripts": the
+    submissions already read, by id; and "latest" (autoplay), the turn's latest submissions
+    as read.latest_submissions would read them (the rows read, and those stored since). `check_only`: stop where the turn would be resolved,
     returning (None, None) (the turn is due), or the result why not as always. `look_ahead`:
     the turn opened is kept in the result's `opened` for _waiting_next."""
     game = known["game"] if known else _game(db, game_id)
@@ -582,7 +590,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
         state = loads(phase["state"])
     collect_turn_files(db, game_id, number, turns)
     asked = engine.active_players(rules, state)
-    latest = read.latest_submissions(db, game_id, number)
+    latest = known["latest"] if known and "latest" in known else read.latest_submissions(db, game_id, number)
     seated = {p["name"]: p for p in (known["players"] if known else _players(db, game_id))}
     if controls.bot_submissions(db, game, rules, state, asked, latest, list(seated.values())):  # bot seats play now
         latest = read.latest_submissions(db, game_id, number)
@@ -926,9 +934,11 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
                 ack = submit(db, game_id, player, raw, source="bot", trusted=True, known=(game, seats), script=script,
                              savepoint=False)  # the turn's transaction is the savepoint: a failure rolls it all back
                 scripts[ack.submission_id] = script
+                if ack.status != "rejected":  # as read.latest_submissions would read it back
+                    latest[player] = ack.stored
             result, texts = _resolve_locked(db, game_id, False, turns, False,
                                             known={"game": game, "players": seats, "state": state, "deadline": row[1],
-                                                   "scripts": scripts})
+                                                   "scripts": scripts, "latest": latest})
             if texts is not None:
                 failpoint("resolve-before-commit")
         if texts is not None:
