@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pbem.core.errors import PbemError
-from pbem.host import schedule
+from pbem.host import deadline, schedule
 from pbem.host.outbox import clean_address
 from pbem.host.service import failpoint as host_failpoint
 from pbem.mail.formats import Item
@@ -75,6 +75,10 @@ class FetchError(PbemError):
 
 # --- connecting --------------------------------------------------------------------------------
 
+CONNECT_TIMEOUTS = 3  # connecting and logging in may take this many times [imap] timeout in all
+CALL_TIMEOUTS = 4  # each exchange after it (a search, a batch of messages fetched) this many
+
+
 def connect(s: ImapSettings):
     """A logged-in IMAPClient, or FetchError saying clearly what went wrong."""
     from imapclient import IMAPClient
@@ -90,16 +94,18 @@ def connect(s: ImapSettings):
     where = s.describe()
     client = None
     try:
-        client = IMAPClient(s.host, port=s.effective_port, ssl=s.security == "ssl", ssl_context=s.ssl_context(),
-                            timeout=s.timeout)
-        if s.security == "starttls":
-            try:
-                client.starttls(s.ssl_context())
-            except CapabilityError:
-                raise FetchError(f"{where}: the server offers no STARTTLS; refusing to send the password in clear "
-                                 "(use security = \"ssl\" on port 993, or \"none\" only for a server on this machine)") from None
-        client.login(s.username, s.password)
-        return client
+        # the socket timeout bounds each wait for a byte; these bound each exchange as a whole
+        with deadline.within(CONNECT_TIMEOUTS * s.timeout, "connecting and logging in"):
+            client = IMAPClient(s.host, port=s.effective_port, ssl=s.security == "ssl", ssl_context=s.ssl_context(),
+                                timeout=s.timeout)
+            if s.security == "starttls":
+                try:
+                    client.starttls(s.ssl_context())
+                except CapabilityError:
+                    raise FetchError(f"{where}: the server offers no STARTTLS; refusing to send the password in clear "
+                                     "(use security = \"ssl\" on port 993, or \"none\" only for a server on this machine)") from None
+            client.login(s.username, s.password)
+        return deadline.Bounded(client, CALL_TIMEOUTS * s.timeout, where)
     except FetchError:
         _close(client)
         raise
@@ -118,6 +124,9 @@ def connect(s: ImapSettings):
     except socket.gaierror as err:
         _close(client)
         raise FetchError(f"{where}: cannot find the server '{s.host}': {err.strerror or err}") from None
+    except deadline.Overdue as err:
+        _close(client)
+        raise FetchError(f"{where}: {err}") from None
     except TimeoutError:
         _close(client)
         raise FetchError(f"{where}: no answer within {s.timeout:g} seconds") from None

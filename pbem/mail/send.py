@@ -43,7 +43,7 @@ from pathlib import Path
 from pbem.core.errors import PbemError
 from pbem.core.text import printable
 from pbem import host
-from pbem.host import schedule
+from pbem.host import deadline, schedule
 from pbem.render.html import render_html_report
 from pbem.host.addresses import check_address
 from pbem.host.outbox import clean_address, header_safe
@@ -185,25 +185,71 @@ def _set(db, row_id: int, **values) -> None:
         db["outbox"].update(row_id, values)
 
 
+MAX_REPLY_LINES = 500  # lines of one SMTP reply (an EHLO answer is a dozen)
+CONNECT_TIMEOUTS = 3  # connecting and logging in may take this many times the timeout in all
+MESSAGE_TIMEOUTS = 4  # handing over one message, this many: the socket timeout bounds each wait for a byte only
+
+
+class _ReplyCap:
+    """smtplib's getreply, with a bound on the lines of one reply: a server that never ends a
+    multi-line reply made it read until the memory ran out."""
+
+    def getreply(self):
+        resp = []
+        if self.file is None:
+            self.file = self.sock.makefile("rb")
+        while True:
+            try:
+                line = self.file.readline(smtplib._MAXLINE + 1)
+            except OSError as e:
+                self.close()
+                raise smtplib.SMTPServerDisconnected("Connection unexpectedly closed: " + str(e)) from None
+            if not line:
+                self.close()
+                raise smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
+            if len(line) > smtplib._MAXLINE or len(resp) >= MAX_REPLY_LINES:
+                self.close()
+                raise smtplib.SMTPResponseException(500, "Line too long." if len(resp) < MAX_REPLY_LINES
+                                                    else f"a reply of over {MAX_REPLY_LINES} lines")
+            resp.append(line[4:].strip(b" \t\r\n"))
+            try:
+                errcode = int(line[:3])
+            except ValueError:
+                errcode = -1
+                break
+            if line[3:4] != b"-":
+                break
+        return errcode, b"\n".join(resp)
+
+
+class _SMTP(_ReplyCap, smtplib.SMTP):
+    pass
+
+
+class _SMTP_SSL(_ReplyCap, smtplib.SMTP_SSL):
+    pass
+
+
 def _connect(settings: MailSettings) -> smtplib.SMTP:
     host, port = settings.host, settings.effective_port
     try:
-        if settings.security == "ssl" or (settings.security == "auto" and port == 465):
-            smtp: smtplib.SMTP = smtplib.SMTP_SSL(host, port, timeout=settings.timeout, context=settings.ssl_context())
-            secure = True
-        else:
-            smtp = smtplib.SMTP(host, port, timeout=settings.timeout)
-            smtp.ehlo()
-            secure = False
-            if settings.security == "starttls" or (settings.security == "auto" and smtp.has_extn("starttls")):
-                smtp.starttls(context=settings.ssl_context())
-                smtp.ehlo()
+        with deadline.within(CONNECT_TIMEOUTS * settings.timeout, "connecting and logging in"):
+            if settings.security == "ssl" or (settings.security == "auto" and port == 465):
+                smtp: smtplib.SMTP = _SMTP_SSL(host, port, timeout=settings.timeout, context=settings.ssl_context())
                 secure = True
-        if settings.username:
-            if not secure and settings.security != "none":
-                smtp.close()
-                raise PbemError(f"{settings.describe()}: the server offers no TLS; refusing to send the password in clear (set security = \"none\" to allow it)")
-            smtp.login(settings.username, settings.password or "")
+            else:
+                smtp = _SMTP(host, port, timeout=settings.timeout)
+                smtp.ehlo()
+                secure = False
+                if settings.security == "starttls" or (settings.security == "auto" and smtp.has_extn("starttls")):
+                    smtp.starttls(context=settings.ssl_context())
+                    smtp.ehlo()
+                    secure = True
+            if settings.username:
+                if not secure and settings.security != "none":
+                    smtp.close()
+                    raise PbemError(f"{settings.describe()}: the server offers no TLS; refusing to send the password in clear (set security = \"none\" to allow it)")
+                smtp.login(settings.username, settings.password or "")
         return smtp
     except smtplib.SMTPAuthenticationError as err:
         raise PbemError(f"{settings.describe()}: login refused ({err.smtp_code})") from None
@@ -218,7 +264,9 @@ def _deliver(smtp: smtplib.SMTP, msg: EmailMessage, sender: str, to_addr: str) -
     of this message (5xx), ('deferred', why) for a temporary one (4xx); raises _Temporary
     when the connection fails (the message was not accepted)."""
     try:
-        refused = smtp.sendmail(sender, [to_addr], *_wire(msg, sender, to_addr))
+        wire = _wire(msg, sender, to_addr)
+        with deadline.within(MESSAGE_TIMEOUTS * (getattr(smtp, "timeout", None) or 0), "handing over a message"):
+            refused = smtp.sendmail(sender, [to_addr], *wire)
     except smtplib.SMTPRecipientsRefused as err:
         code, text = next(iter(err.recipients.values()))
         return ("deferred" if 400 <= code < 500 else "failed"), f"{code} {_decode(text)}"

@@ -27,6 +27,7 @@ from pbem.core import engine
 from pbem.core.errors import PbemError
 from pbem.core.registry import game_types, get_rules
 from pbem.core.rng import seed_hash as rng_seed_hash
+from pbem.host import deadline
 from pbem.host.record import RECORD_FORMAT, data_digest, pbem_version, replay_record, rules_digest
 from pbem.render.reports import visible_events
 
@@ -46,6 +47,9 @@ class Verified:
         return not self.problems
 
 
+FILE_SECONDS = 120  # reading one file of a published game over http(s) may take this long in all
+
+
 class Source:
     """A published game's folder: a local path, or an http(s)/file URL."""
 
@@ -57,7 +61,10 @@ class Source:
         """A file's bytes, or None when it is not there."""
         if self.url:
             try:
-                with urllib.request.urlopen(f"{self.where}/{name}", timeout=30) as resp:  # noqa: S310 - the user's URL
+                # 30 s for each wait for a byte, and 120 s for the file as a whole (a server that
+                # dribbles its answer a byte at a time never trips the first)
+                with deadline.within(FILE_SECONDS, f"reading {self.where}/{name}"), \
+                        urllib.request.urlopen(f"{self.where}/{name}", timeout=30) as resp:  # noqa: S310 - the user's URL
                     data = resp.read(MAX_FILE + 1)
             except urllib.error.HTTPError as err:
                 if err.code == 404:
