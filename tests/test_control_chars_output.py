@@ -156,8 +156,8 @@ def test_printable_drops_escape_sequences_and_controls_and_keeps_ordinary_text()
     assert printable("lone\rcr") == "lone\ncr"
 
 
-def test_printable_of_ascii_text_is_the_search_and_substitution_it_shortcuts():
-    """Issue 17: an ASCII text is looked at by deleting its plain characters from its bytes;
+def test_printable_is_the_search_and_substitution_it_shortcuts():
+    """Issue 17: a text is looked at by deleting its plain characters from its bytes;
     whatever the text, the result is what the search of _ANY and the substitution give."""
     from hypothesis import given, settings, strategies as st
 
@@ -168,10 +168,10 @@ def test_printable_of_ascii_text_is_the_search_and_substitution_it_shortcuts():
 
     @settings(max_examples=400, deadline=None)
     @given(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.text(alphabet="ab \t\n\r\x1b[]0;m\x07\x7f\x00")
-           | st.text())
+           | st.text(alphabet="aé—€ \n\x85\x9b\x80\x9f\xa0\xbf\u0100\u2028\U0001f600\x1b[m\r") | st.text())
     def same(s: str) -> None:
         assert text.printable(s) == by_search(s)
 
     same()
-    for s in ("plain report\n  text\tok\n", "crlf\r\n", "x\x7f", "\x1b[1m", "", "é\x85"):
+    for s in ("plain report\n  text\tok\n", "crlf\r\n", "x\x7f", "\x1b[1m", "", "é\x85", "— é\n", "é\x1b[1m", "\ud800x"):
         assert text.printable(s) == by_search(s)
