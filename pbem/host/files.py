@@ -9,6 +9,18 @@ import secrets
 import stat
 from pathlib import Path
 
+def shown(path: str | os.PathLike) -> str:
+    """A file name fit to store and print (issue 17): a name that is not valid UTF-8 (its
+    bytes kept as surrogates by Python) has those bytes as \\xNN escapes; any other name is
+    returned as it is. The file itself is still opened by its real name."""
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+
+
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 
 

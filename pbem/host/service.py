@@ -21,7 +21,7 @@ from pathlib import Path
 from pbem.core import citations, engine
 from pbem.host import folders, outbox, read, reporting, schedule, store
 from pbem.core.text import printable
-from pbem.host.files import read_regular, write_all_atomic
+from pbem.host.files import read_regular, shown, write_all_atomic
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
 from pbem.host.read import phase as _phase
@@ -468,6 +468,9 @@ def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) 
     acks = []
     folder = turn_dir(turns, game_id, number)  # the files' source names, as they always were
     for path in (folder / name for name in names):
+        if shown(path.name) != path.name:  # issue 17: no player has such a name, and it cannot be stored
+            raise PbemError(f"{shown(path)}: the file name is not valid UTF-8 (only PLAYER.txt files belong there); "
+                            f"rename the file or move it away")
         try:  # a FIFO would wait for a writer for ever, a link could point anywhere
             raw = read_regular(path)
         except OSError as err:  # resolve reports it for this game, and goes on with the others

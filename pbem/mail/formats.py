@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from pbem.core.errors import PbemError
-from pbem.host.files import open_regular, read_regular  # noqa: F401 - read only regular files
+from pbem.host.files import open_regular, read_regular, shown  # noqa: F401 - read only regular files
 
 log = logging.getLogger("pbem.mail")
 
@@ -30,6 +30,11 @@ class Item:
     name: str = ""
     size: int | None = None  # its bytes, when known without reading it
     path: Path | None = None  # the regular file it is, when it is a whole file
+
+    def __post_init__(self) -> None:
+        # issue 17: a file name that is not valid UTF-8 is stored and printed with its bytes
+        # escaped (it cannot be stored as it is); the file is still read by its real name
+        self.origin, self.name = shown(self.origin), shown(self.name)
 
     def head(self, n: int) -> bytes:
         """Its first `n` bytes, without reading the rest."""
