@@ -690,6 +690,27 @@ def test_a_site_folder_belongs_to_one_store(tmp_path):
     assert site_publish.publish(a, out).written == []  # its own store publishes as before
 
 
+def test_a_store_moved_with_its_site_still_owns_it(tmp_path):
+    """The manifest named the store by its path, so moving the judge's folder (store and site
+    together) made every publish refuse for ever, with no word of the way out. The store is
+    known by an identity kept inside it; another store is still refused, and told how."""
+    import shutil
+
+    old = tmp_path / "judge"
+    old.mkdir()
+    a = open_db(str(old / "pbem.db"))
+    make_game(a, "gods", "ga", seed="31", finished=False, running_turns=2, players=["alice", "bob"])
+    site_publish.publish(a, old / "site")
+    a.close()
+    shutil.move(old, tmp_path / "moved")
+    moved = open_db(str(tmp_path / "moved" / "pbem.db"))
+    again = site_publish.publish(moved, tmp_path / "moved" / "site")
+    assert again.written == [] and again.removed == []
+    other = open_db(str(tmp_path / "other.db"))
+    with pytest.raises(PbemError, match=r"holds the site of another store.*delete \.pbem-site\.json there"):
+        site_publish.publish(other, tmp_path / "moved" / "site")
+
+
 def test_a_folder_of_somebody_elses_pages_is_never_overwritten(tmp_path):
     """`pbem publish --out public_html` into a GM's own home page overwrote its index.html and
     style.css without a word. A folder holding those files that pbem did not write (no

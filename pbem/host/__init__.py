@@ -27,7 +27,7 @@ _EXPORTS = {
         "DEFAULT_TURNS", "Ack", "Resolved", "autoplay", "bot_script", "collect_turn_files", "due_games", "failpoint",
         "new_game", "new_password", "replay", "resolve", "restore_report_files", "rollback", "submit",
     ),
-    "store": ("open_db", "open_reader"),
+    "store": ("kept_secret", "open_db", "open_reader"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)

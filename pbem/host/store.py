@@ -290,6 +290,27 @@ def write_transaction(db):
         db.conn.execute("COMMIT")
 
 
+def kept_secret(db, key: str) -> str | None:
+    """A random value made once for this store and kept in it (run_state `key`): the store's
+    identity, whatever its file is named or wherever it is moved, or a key that only this
+    store knows. None when it cannot be made (a read-only store that has none yet)."""
+    row = db.execute("select value from run_state where key = ?", [key]).fetchone()
+    if row:
+        return row[0]
+    import secrets
+
+    from pbem.host import schedule
+
+    try:
+        with write_transaction(db):
+            db.execute("insert or ignore into run_state (key, value, at) values (?, ?, ?)",
+                       [key, secrets.token_hex(16), schedule.iso(schedule.now())])
+    except sqlite3.Error:
+        return None
+    row = db.execute("select value from run_state where key = ?", [key]).fetchone()
+    return row[0] if row else None
+
+
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # json.dumps makes one each call
 
 

@@ -48,6 +48,7 @@ SITE_FORMAT = 1  # part of every file's key
 MANIFEST = ".pbem-site.json"  # the head of the manifest: each game's fingerprint and summary
 PARTS = ".pbem-site"  # the rest: a file per game (PARTS/<folder>.json), read when the game changed
 MANIFEST_FORMAT = 2
+STORE_ID = "store-id"  # run_state: the store's identity, named in the manifest of its site
 FEED_ENTRIES = 50
 _PBEM = Path(__file__).resolve().parent.parent  # the pbem package
 
@@ -709,10 +710,14 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     site_old = {p: v for p, v in (head.get("files") or {}).items() if isinstance(v, dict)}
     # a site folder belongs to one store: another store publishing into it would remove every
     # page it did not make (its manifest lists them)
-    store = _store_name(db)
-    if (entries or site_old or migrated) and head.get("store") not in (None, store):
-        raise PbemError(f"--out {out} holds the site of another store ({head['store']}), not of {store}: "
-                        "publish each store into its own folder")
+    # the store is known by an identity kept inside it, so a store moved with its site (or
+    # renamed) still owns it; a manifest written before names the store's file
+    path = _store_name(db)
+    store = (host.kept_secret(db, STORE_ID) if path != ":memory:" else None) or path
+    if (entries or site_old or migrated) and head.get("store") not in (None, store, path):
+        raise PbemError(f"--out {out} holds the site of another store, not of {path}: publish each store into its "
+                        f"own folder (if this is the site of this store from before it was moved, delete {MANIFEST} "
+                        "there: the next publish looks at every file and takes the folder over)")
     slugs: dict[str, str] = {}
     for r in rows:
         slug = slug_for(r["id"])
