@@ -46,3 +46,59 @@ def test_an_order_file_name_not_utf8_is_reported_for_its_game_alone(tmp_path):
     assert "turns/g1/1/ze\\xffus.txt: the file name is not valid UTF-8" in p.stderr, p.stderr
     assert "g2 turn 1: resolved" in p.stdout, p.stdout
     assert (phase(tmp_path, "g1"), phase(tmp_path, "g2")) == (1, 2)
+
+
+# --- finding 14: a Maildir message moved by a mail client while ingest runs ----------------------
+
+def _maildir(tmp_path, n: int):
+    md = tmp_path / "md"
+    for sub in ("new", "cur", "tmp"):
+        (md / sub).mkdir(parents=True)
+    for i in range(1, n + 1):
+        (md / "new" / f"{1000 + i}.M{i}.host").write_text(f"From: p{i}@example.org\nSubject: hi\nMessage-ID: <r{i}@x>\n\nHELP\n")
+    return md
+
+
+def test_a_maildir_message_moved_to_cur_between_listing_and_reading_is_read_there(tmp_path, monkeypatch):
+    """Before: "No such file or directory" stopped the whole run, nothing of it stored."""
+    from pbem.host.store import open_db
+    from pbem.mail import ingest as mail_in
+
+    new_game(tmp_path, "g1", "zeus", "hera")
+    md = _maildir(tmp_path, 5)
+    listed = mail_in.iter_items
+
+    def listing_then_client_moves_them(paths):
+        items = list(listed(paths))
+        for f in sorted((md / "new").iterdir())[:3]:  # a mail client marks three as seen
+            f.rename(md / "cur" / f"{f.name}:2,S")
+        (md / "new" / "1005.M5.host").unlink()  # and deletes one
+        return items
+
+    monkeypatch.setattr(mail_in, "iter_items", listing_then_client_moves_them)
+    db = open_db(str(tmp_path / "pbem.db"))
+    tally = mail_in.ingest(db, [md])
+    got = {r.origin.rsplit("/", 1)[1]: (r.outcome, r.reason) for r in tally.results}
+    assert [got[f"100{i}.M{i}.host"][0] for i in (1, 2, 3, 4)] == ["accepted"] * 4, got  # (general help sent)
+    assert got["1005.M5.host"][0] == "rejected" and "moved away or deleted while being read" in got["1005.M5.host"][1], got
+    assert db.execute("select count(*) from inbox").fetchone()[0] == 4  # the one gone is not stored: the next run takes it
+    db.conn.close()
+
+
+def test_a_maildir_entry_gone_while_listing_is_skipped_and_the_rest_listed(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from pbem.mail.formats import iter_items
+
+    md = _maildir(tmp_path, 3)
+    real = Path.lstat
+
+    def moved_first(self):
+        if self.name == "1001.M1.host" and self.parent.name == "new" and self.exists():
+            self.rename(md / "cur" / f"{self.name}:2,S")  # moved just after the folder was listed
+        return real(self)
+
+    monkeypatch.setattr(Path, "lstat", moved_first)
+    items = list(iter_items([md]))
+    assert sorted(Path(i.origin).name for i in items) == ["1001.M1.host:2,S", "1002.M2.host", "1003.M3.host"]
+    assert all(i.read().startswith(b"From: p") for i in items)

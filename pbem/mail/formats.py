@@ -108,7 +108,10 @@ def _maildir_items(folder: Path) -> Iterator[Item]:
         for p in d.iterdir():
             if p.name.startswith("."):
                 continue
-            info = p.lstat()  # a symbolic link is not followed: a link to /etc/passwd is no mail
+            try:
+                info = p.lstat()  # a symbolic link is not followed: a link to /etc/passwd is no mail
+            except FileNotFoundError:  # issue 17: a mail client moved it (new/ to cur/, or a flag
+                continue  # changed): it is listed where it went, or taken at the next run
             if stat.S_ISDIR(info.st_mode):
                 continue
             m = _MAILDIR_TIME.match(p.name)
@@ -118,8 +121,34 @@ def _maildir_items(folder: Path) -> Iterator[Item]:
         if not stat.S_ISREG(info.st_mode):
             yield _not_regular(p, _kind_of(info.st_mode))
             continue
-        yield Item(str(p), "maildir", lambda p=p: read_regular(p), datetime.fromtimestamp(when, timezone.utc), p.name,
-                   size=info.st_size, path=p)
+        item = Item(str(p), "maildir", lambda: b"", datetime.fromtimestamp(when, timezone.utc), p.name,
+                    size=info.st_size, path=p)
+        item.read = lambda item=item: _read_maildir(folder, item)
+        yield item
+
+
+def _read_maildir(folder: Path, item: Item) -> bytes:
+    """A Maildir message's bytes. A mail client may move it at any time (new/ to cur/, a flag
+    added to its name): its name keeps its unique part (before ':'), by which it is looked
+    for again in cur/ and new/ (issue 17: the move stopped the whole run). Gone altogether:
+    OSError, and the message is taken at the next run."""
+    assert item.path is not None
+    try:
+        return read_regular(item.path)
+    except FileNotFoundError:
+        pass
+    unique = item.path.name.split(":", 1)[0]
+    for sub in ("cur", "new"):
+        try:
+            names = os.listdir(folder / sub)
+        except OSError:
+            continue
+        for name in names:
+            if name.split(":", 1)[0] == unique:
+                item.path = folder / sub / name  # (head and sha256 read it there too)
+                return read_regular(item.path)
+    raise OSError(f"moved away or deleted while being read (by a mail client?); it is taken at the next run if it is "
+                  f"still in {shown(folder)}")
 
 
 _FROM_LINE_DATE = re.compile(r"([A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d{1,2}:\d{2}:\d{2} \d{4})")
