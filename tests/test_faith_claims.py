@@ -111,3 +111,23 @@ def test_the_jihad_holders_infidel_orders_are_listed_once_in_compact_pace():
     infidel = [t for t in legal if t.startswith("infidel ")]
     assert infidel and "infidel attack 21 egyptian with 1 militia 12" in infidel
     assert len(infidel) == len(set(infidel)), sorted(t for t in infidel if infidel.count(t) > 1)
+
+
+def test_a_god_in_limbo_not_asked_sends_standing_orders_they_are_skipped_and_her_claims_order_runs():
+    """CHOICE 73 (scenario limbo-no-standing-orders-but-claims checks the acknowledgement): the
+    lines of bob, in limbo and not asked, run before ann's; his standing orders are skipped
+    with the reason, `accept claims` runs, the standing retreat he gave before stays. (A
+    mangled play-out found this: the turn raised IndexError and could never be resolved.)"""
+    path = scenario.games_dir() / "faith" / "scenarios" / "limbo-no-standing-orders-but-claims.toml"
+    [out] = scenario.run(path)
+    state = out.state
+    assert engine.active_players(RULES, state) == ["ann"]
+    lines = ["retreat 23 -> 13", "defend any aog 2", "side any defender", "overflow 23 -> 24", "accept claims"]
+    res = engine.resolve(RULES, state, {"ann": read_script("done"), "bob": read_script("\n".join(lines))}, "limbo-1")
+    got = {r.text: r for r in res.lines["bob"]}
+    for text in lines[:4]:
+        assert got[text].status == "skipped" and "in limbo" in got[text].reason, got[text]
+    assert got["accept claims"].status == "executed"
+    st = res.state["game"]["standing"]["bob"]
+    assert st["retreat"] == {"23": "24"} and st["defend"] == {} and st["side"] == {} and st["overflow"] == {}
+    assert st["claims"] == "accept"

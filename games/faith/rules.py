@@ -1109,7 +1109,8 @@ class FaithRules(Rules):
         if verb in ANYTIME:
             if b is None:
                 raise IllegalOrderError(NOT_IN_SETUP.get(verb, NOT_IN_SETUP[""]) if not g["beliefs"] else "you have no living belief")
-            if not self.actors(g, player) and verb in ("take", "give"):   # CHOICE 73: a claim is allowed
+            if not self.actors(g, player) and verb in ("take", *PLAYER_VERBS):
+                # CHOICE 73: a claim is allowed; no take, gift or standing order (those given before stay)
                 raise IllegalOrderError("your belief is in limbo: it can do nothing this era")
         if verb in PLAYER_VERBS:   # a player's, not a belief's: standing orders and gifts
             return getattr(self, f"_parse_{verb}")(state, player, self.actors(g, player)[0], args)
