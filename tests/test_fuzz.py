@@ -86,12 +86,16 @@ def _invariants(game_type: str):
         from test_deity_autoplay import check_invariants as deity_check
 
         return lambda state: deity_check(state, "fuzz")
+    if game_type == "faith":
+        from test_faith_autoplay import check_invariants as faith_check
+
+        return lambda state: faith_check(state, "fuzz")
     return None
 
 
-def test_the_four_published_games_have_invariant_checks():
-    assert {"gods", "ohgods", "yegods", "deity"} <= set(GAMES)
-    assert all(_invariants(g) is not None for g in ("gods", "ohgods", "yegods", "deity"))
+def test_the_five_published_games_have_invariant_checks():
+    assert {"gods", "ohgods", "yegods", "deity", "faith"} <= set(GAMES)
+    assert all(_invariants(g) is not None for g in GAMES)
 
 
 def _vocabulary(rules, state) -> list[str]:
