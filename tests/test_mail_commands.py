@@ -363,16 +363,28 @@ def test_list_history_join_and_observe_need_no_seat(game, tmp_path):
     # the game's first reports are written where the GM's --turns says (here the test's folder)
     assert (tmp_path / "turns" / "open-1" / "1" / "reports" / "public.txt").is_file()
     assert db["players"].get(("open-1", "zoe"))["password"] == password
-    # OBSERVE: the observer gets the public report at once
+    # OBSERVE: once the address confirms it (a forged From signs nobody up), the observer gets
+    # the public report at once, and every mail says how to stop
     out, mail = send(db, tmp_path, "watcher@example.net", "OBSERVE g1\n", subject="observe")
+    assert out.outcome == "accepted" and db["observers"].count == 0
+    asked = reply_of(mail, "watcher@example.net")
+    code = re.search(r"OBSERVE g1 CONFIRM (\w+)", asked).group(1)
+    assert "If you did not ask for it, ignore this mail" in asked
+    out, mail = send(db, tmp_path, "other@example.net", f"OBSERVE g1 CONFIRM {code}\n", subject="observe")
+    assert db["observers"].count == 0 and "that is not the code sent to other@example.net" in reply_of(mail, "other@example.net")
+    out, mail = send(db, tmp_path, "watcher@example.net", f"OBSERVE g1 confirm {code.upper()}\n", subject="observe")
     assert out.outcome == "accepted" and db["observers"].count == 1
-    assert any(r["kind"] == "observer" for r in mail["watcher@example.net"])
+    [report] = [r for r in mail["watcher@example.net"] if r["kind"] == "observer"]
+    assert "send a message with the line OBSERVE g1 STOP" in report["body"]
     # observers read public press, never private press
     out, mail = send(db, tmp_path, "alice@example.org",
                      f"PASSWORD {pw['alice']}\nPRESS TO ALL\nhello watchers\nENDPRESS\nPRESS TO bob\nnot for watchers\nENDPRESS\n")
     assert out.outcome == "accepted"
     [seen] = mail["watcher@example.net"]
     assert "hello watchers" in seen["body"] and "not for watchers" not in seen["body"]
+    out, mail = send(db, tmp_path, "watcher@example.net", "OBSERVE g1 STOP\n", subject="observe")
+    assert out.outcome == "accepted" and db["observers"].count == 0
+    assert "no longer observes game g1" in reply_of(mail, "watcher@example.net")
 
 
 def test_help_lists_the_mail_commands(game, tmp_path):
@@ -434,7 +446,8 @@ def test_no_game_has_an_order_that_reads_as_a_mail_command():
     ("ABSENT FROM 2026-12-01 TO 2026-12-05", "absent", ("FROM 2026-12-01 TO 2026-12-05",)),
     ("set address a@b.org", "set_address", ("a@b.org",)), ("SEND PASSWORD", "send_password", ()),
     ("send my password", "send_password", ()), ("RESIGN", "resign", ()), ("JOIN g2 zoe", "join", ("g2", "zoe")),
-    ("join g2", "join", ("g2", None)), ("OBSERVE g1", "observe", ("g1",)), ("list", "list", ()),
+    ("join g2", "join", ("g2", None)), ("OBSERVE g1", "observe", ("g1", None)),
+    ("observe g1 confirm 0a1b2c", "observe", ("g1", "confirm 0a1b2c")), ("OBSERVE g1 STOP", "observe", ("g1", "STOP")), ("list", "list", ()),
     ("HISTORY g1 3", "history", ("g1", "3")), ("Draw", "draw", ()), ("CONCEDE", "concede", ()),
     ("REPORT 2", "report", ("2",)), ("help", "help", (None,)),
     ("waiting for bob", None, None), ("draw a card", None, None), ("list of my orders:", None, None),

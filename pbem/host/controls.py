@@ -705,6 +705,12 @@ def rollback_notice(db, game_id: str, to: int, was: int, rollback_id: int, deadl
                   f"orders you send before then replace yours.\n")
 
 
+def observer_footer(game_id: str) -> str:
+    """The end of every mail to an observer: why it comes, and how to stop it."""
+    return (f"\n-- \nYou observe game {game_id}: each turn's public report comes to this address. To stop, send a "
+            f"message with the line OBSERVE {game_id} STOP from it.\n")
+
+
 def queue_observer_reports(db, game: dict, number: int, public_text: str | None) -> list[int]:
     """Each observer's copy of a turn's public report (called where the players' reports are queued)."""
     if not public_text:
@@ -712,7 +718,7 @@ def queue_observer_reports(db, game: dict, number: int, public_text: str | None)
     ids = []
     for email in observer_addresses(db, game["id"]):
         subject = f"[{game['id']}] turn {number} public report" + (" (game over)" if game.get("status") == "finished" else "")
-        body = public_text + f"\n-- \nYou observe game {game['id']}: each turn's public report comes here; ask the GM to stop.\n"
+        body = public_text + observer_footer(game["id"])
         oid = outbox.queue(db, kind="observer", to_addr=email, subject=subject, body=body, game_id=game["id"], phase=number)
         if oid:
             ids.append(oid)

@@ -27,7 +27,7 @@ import re
 
 from pbem.core.errors import InputError, NotFound, PbemError
 from pbem.host import controls, outbox, read, schedule
-from pbem.host.controls import announce, clean_email, record_action, tell_gm
+from pbem.host.controls import announce, clean_email, observer_footer, record_action, tell_gm
 from pbem.host.store import dumps, loads
 
 __all__ = [
@@ -419,17 +419,24 @@ def start(db, game_id: str, *, turns=None) -> dict:
 
 # --- observers -------------------------------------------------------------------------------------
 
+def _observable(db, gid: str) -> bool:
+    """Whether the game `gid` has started (else it is open for sign-up); NotFound when it is neither."""
+    if db.execute("select 1 from games where id = ?", [gid]).fetchone():
+        return True
+    if read.open_game(db, gid):
+        return False
+    known = [r[0] for r in db.execute("select id from games where status = 'running' union select id from signups "
+                                      "order by 1").fetchall()]
+    raise NotFound(f"no game '{gid[:40]}'" + (f"; its games: {', '.join(known)}" if known else "") + " (LIST shows them)")
+
+
 def observe(db, game_id: str, email: str, *, remove: bool = False) -> str:
     """Add (or `remove`) an observer: an address that gets each turn's public report (and
     the public announcements). A new observer gets the latest public report at once.
     Returns the sentence to tell them."""
     addr = clean_email(email)
     gid = (game_id or "").strip().lower()
-    started = db.execute("select 1 from games where id = ?", [gid]).fetchone()
-    if not started and not read.open_game(db, gid):
-        known = [r[0] for r in db.execute("select id from games where status = 'running' union select id from signups "
-                                          "order by 1").fetchall()]
-        raise NotFound(f"no game '{gid[:40]}'" + (f"; its games: {', '.join(known)}" if known else "") + " (LIST shows them)")
+    started = _observable(db, gid)
     game = read.game(db, gid) if started else None
     known = db.execute("select 1 from observers where game_id = ? and lower(email) = lower(?)", [gid, addr]).fetchone()
     if remove:
@@ -448,9 +455,26 @@ def observe(db, game_id: str, email: str, *, remove: bool = False) -> str:
             latest = read.report_text(db, gid, game["phase"], "")
             if latest:
                 outbox.queue(db, kind="observer", to_addr=addr, subject=f"[{gid}] turn {game['phase']} public report",
-                             body=latest + f"\n-- \nYou observe game {gid}: each turn's public report comes to this address.\n",
+                             body=latest + observer_footer(gid),
                              game_id=gid, phase=game["phase"])
     return f"OBSERVE: {addr} now observes game {gid}: each turn's public report goes there."
+
+
+def observer_code(db, game_id: str, email: str) -> str:
+    """The code that confirms an OBSERVE by mail for this game and address: known only to the
+    store (an HMAC under a key kept in it) and to whoever reads that address's mail."""
+    import hashlib
+    import hmac
+
+    from pbem.host.store import kept_secret
+
+    addr = clean_email(email)
+    gid = (game_id or "").strip().lower()
+    _observable(db, gid)
+    key = kept_secret(db, "observe-key")
+    if key is None:
+        raise PbemError("OBSERVE cannot be confirmed now (the store cannot be written); try again later")
+    return hmac.new(key.encode(), f"{gid}\n{addr.lower()}".encode(), hashlib.sha256).hexdigest()[:10]
 
 
 def observers(db, game_id: str) -> list[str]:

@@ -88,7 +88,9 @@ From anyone:
   - LIST                every game: type, turn, state, deadline, awaited
   - HISTORY GAME [TURN] a game's public reports (all, or that turn's)
   - JOIN GAME [NAME]    a seat in a game open for sign-up
-  - OBSERVE GAME        each turn's public report of a game
+  - OBSERVE GAME        each turn's public report of a game (the reply asks
+                        you to confirm: OBSERVE GAME CONFIRM CODE)
+  - OBSERVE GAME STOP   no more of them
   - HELP                this help (with [GAME_ID]: the game's orders too)
 
 Press: at most {press_chars} characters a message, {press_day} messages a day per
@@ -620,13 +622,28 @@ def join(m: Incoming) -> Answer:
 
 
 def observe(m: Incoming) -> Answer:
-    """OBSERVE GAME: each turn's public report of a game, to the sender's address."""
+    """OBSERVE GAME: each turn's public report of a game, to the sender's address, once the
+    address confirms it (OBSERVE GAME CONFIRM CODE, the code mailed back: a forged From cannot
+    sign somebody up); OBSERVE GAME STOP: no more."""
     from pbem.host import seats
 
     gid = _game_arg(m, "OBSERVE")
     if not gid:
         return Answer.refused("OBSERVE needs a game: OBSERVE GAME (LIST shows the games)")
-    return Answer(True, seats.observe(m.db, gid, m.sender), f"OBSERVE {gid.lower()}")
+    gid = gid.lower()
+    how = (m.request.args[1] or "").split() if len(m.request.args) > 1 and m.request.args[1] else []
+    if how and how[0].lower() == "stop":
+        return Answer(True, seats.observe(m.db, gid, m.sender, remove=True), f"OBSERVE {gid} STOP")
+    code = seats.observer_code(m.db, gid, m.sender)  # NotFound for a game that is not there
+    if not how:
+        return Answer(True, f"OBSERVE: to have each turn's public report of game {gid} come to {m.sender}, send a "
+                            f"message with this line from this address:\n\n    OBSERVE {gid} CONFIRM {code}\n\n"
+                            "If you did not ask for it, ignore this mail: nothing more will come.",
+                      f"OBSERVE {gid}: confirmation asked")
+    if len(how) < 2 or how[1].lower() != code:
+        return Answer.refused(f"OBSERVE {gid} CONFIRM: that is not the code sent to {m.sender} "
+                              f"(send OBSERVE {gid} for it)")
+    return Answer(True, seats.observe(m.db, gid, m.sender), f"OBSERVE {gid}")
 
 
 @dataclass(frozen=True)

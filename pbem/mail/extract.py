@@ -40,7 +40,8 @@ _COMMANDS = (
     ("resign", re.compile(r"^resign\.?$", re.IGNORECASE)),
     # JOIN GAME NAME; a name of a few words ("Dave The Great") is a JOIN too, refused with the name rules
     ("join", re.compile(r"^join(?:[ \t]+(\S+)(?:[ \t]+(\S+(?:[ \t]+\S+){0,3}))?)?$", re.IGNORECASE)),
-    ("observe", re.compile(r"^observe(?:[ \t]+(\S+))?$", re.IGNORECASE)),
+    # OBSERVE GAME, OBSERVE GAME CONFIRM CODE (the code the first one mailed back), OBSERVE GAME STOP
+    ("observe", re.compile(r"^observe(?:[ \t]+(\S+)(?:[ \t]+(stop|confirm(?:[ \t]+\S+)?))?)?$", re.IGNORECASE)),
     ("list", re.compile(r"^list\.?$", re.IGNORECASE)),
     ("history", re.compile(r"^history(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),
     ("draw", re.compile(r"^draw\.?$", re.IGNORECASE)),
