@@ -94,7 +94,7 @@ def test_bad_deadlines_and_pauses(run, game):
     clean_failure(run, ("deadline", "g1", "--at", "2020-01-01 10:00"), "--at '2020-01-01 10:00' is in the past")
     clean_failure(run, ("deadline", "g1", "--extend", "forever"), "--extend 'forever' is not a duration")
     clean_failure(run, ("deadline", "g1", "--at", "2026-12-01 20:00", "--tz", "Nowhere/Land"), "'Nowhere/Land' is not a known time zone")
-    clean_failure(run, ("deadline", "g1"), "give either --extend DURATION or --at TIME")
+    clean_failure(run, ("deadline", "g1"), "give either --extend DURATION or --at TIME", code=2)  # a usage error
     clean_failure(run, ("deadline", "nope", "--extend", "1h"), "no game 'nope'")
     clean_failure(run, ("resume", "g1"), "game 'g1' is not paused")
     assert run("pause", "g1").returncode == 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from test_reliability_inputs import new_game, ok, pbem, phase
+from test_reliability_inputs import clean_failure, new_game, ok, pbem, phase
 
 
 def no_internals(p) -> None:
@@ -102,3 +102,53 @@ def test_a_maildir_entry_gone_while_listing_is_skipped_and_the_rest_listed(tmp_p
     items = list(iter_items([md]))
     assert sorted(Path(i.origin).name for i in items) == ["1001.M1.host:2,S", "1002.M2.host", "1003.M3.host"]
     assert all(i.read().startswith(b"From: p") for i in items)
+
+
+# --- finding 13: numbers and dates out of range -------------------------------------------------
+
+def test_a_deadline_too_far_ahead_is_refused_in_the_users_terms(tmp_path):
+    new_game(tmp_path, "g1", "zeus", "hera")
+    clean_failure(pbem(tmp_path, "deadline", "g1", "--at", "9999-12-31 23:00", "--tz", "UTC"),
+                  "--at '9999-12-31 23:00' is too far ahead: a deadline must be before 9000-01-01")
+    clean_failure(pbem(tmp_path, "deadline", "g1", "--at", "9999-12-31 23:00", "--tz", "America/New_York"),
+                  "too far ahead")
+    clean_failure(pbem(tmp_path, "deadline", "g1", "--extend", "99999999999h"),
+                  "--extend '99999999999h' is longer than a year: the largest allowed is 366d")
+    clean_failure(pbem(tmp_path, "set", "g1", "remind", "99999999999999d"), "the largest allowed is 366d")
+    clean_failure(pbem(tmp_path, "set", "g1", "grace", "99999999999999d"), "the largest allowed is 366d")
+    ok(pbem(tmp_path, "pause", "g1"))
+    clean_failure(pbem(tmp_path, "resume", "g1", "--at", "9500-01-01"), "a deadline must be before 9000-01-01")
+    ok(pbem(tmp_path, "resume", "g1", "--at", "2999-01-01"))  # far, but allowed, as before
+    p = pbem(tmp_path, "deadline", "g1")  # neither option: a usage error
+    assert p.returncode == 2 and "Usage: pbem deadline" in p.stderr and "--extend DURATION or --at TIME" in p.stderr, p.stderr
+
+
+def test_a_far_deadline_stored_before_the_bound_never_stops_resolve(tmp_path):
+    for gid in ("g1", "g2"):
+        new_game(tmp_path, gid, "zeus", "hera")
+    ok(pbem(tmp_path, "set", "g2", "grace", "12h"))
+    conn = sqlite3.connect(tmp_path / "pbem.db")
+    conn.execute("update games set deadline = '9999-12-31T23:00:00Z', schedule = ? where id in ('g1', 'g2')",
+                 ['{"every": "72h", "at": null, "tz": "Europe/Berlin"}'])
+    conn.execute("update phases set deadline = '9999-12-31T23:00:00Z' where game_id in ('g1', 'g2')")
+    conn.commit()
+    conn.close()
+    env = {"PBEM_NOW": "9999-12-31T23:30:00Z"}
+    p = ok(pbem(tmp_path, "resolve", "--all", env=env))  # before: "internal error: OverflowError", exit 70
+    no_internals(p)
+    assert "g1 turn 1: resolved" in p.stdout, p.stdout
+    assert (phase(tmp_path, "g1"), phase(tmp_path, "g2")) == (2, 1)  # g2: in its grace, to the end of dates
+    g2 = pbem(tmp_path, "resolve", "g2", env=env)
+    no_internals(g2)
+    assert "g2 turn 1: waiting" in g2.stdout, g2.stdout + g2.stderr
+    no_internals(pbem(tmp_path, "remind", env=env))  # the late notice: its deadline plus the grace
+    s = ok(pbem(tmp_path, "status", "g1", env=env))
+    assert "deadline" in s.stdout and "Traceback" not in s.stderr, s.stdout + s.stderr
+    no_internals(ok(pbem(tmp_path, "status", "g2", env=env)))
+
+
+def test_run_watch_every_too_long_is_refused_up_front(tmp_path):
+    new_game(tmp_path, "g1", "zeus", "hera")
+    p = pbem(tmp_path, "run", "--watch", "--every", "99999999999999999999s", timeout=30)
+    assert p.returncode != 0 and "too long: the largest allowed is 8784h" in p.stderr, p.stdout + p.stderr
+    assert "watching" not in p.stdout + p.stderr and "ingest" not in p.stdout, p.stdout  # no cycle ran

@@ -26,6 +26,8 @@ def deadline(
     """
     from pbem.host import controls
 
+    if (extend is None) == (at is None):  # a usage error, before the store is opened
+        raise typer.BadParameter("give either --extend DURATION or --at TIME (one of them)", param_hint="'--extend' / '--at'")
     r = controls.set_deadline(_store(), game_id, extend=extend, at=at, tz=tz, reason=reason)
     typer.echo(f"{r['game']} turn {r['turn']}: deadline {r['deadline']} (was {r['was'] or 'none'})")
 

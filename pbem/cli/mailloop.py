@@ -72,7 +72,7 @@ def run(
     skip: list[str] = typer.Option(None, "--skip", metavar="STEP", help="Leave out this step (repeatable)."),
     publish_dir: str | None = typer.Option(None, "--publish-dir", metavar="DIR", help="Publish the site here (default: [run] publish_dir)."),
     watch: bool = typer.Option(False, "--watch", help="Keep running: a cycle every --every, until SIGTERM or Ctrl-C."),
-    every: str | None = typer.Option(None, "--every", metavar="DURATION", help="With --watch: time between cycles, e.g. 60s, 5m (default [run] every, else 60s)."),
+    every: str | None = typer.Option(None, "--every", metavar="DURATION", help="With --watch: time between cycles, e.g. 60s, 5m; at most 8784h (default [run] every, else 60s)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the steps that did something or failed (cron mails nothing on a quiet run)."),
 ) -> None:
     """Run the whole cycle once: fetch new mail (IMAP), ingest it, resolve what is due, send

@@ -62,11 +62,11 @@ def parse_duration(text: str, what: str = "duration", allow_zero: bool = True) -
     if not raw or not m or not any(m.groups()):
         raise InputError(f"{what} '{raw}' is not a duration like 24h, 3d, 2d12h or 90m")
     d, h, mins = (int(x or 0) for x in m.groups())
+    if (d * 24 + h) * 60 + mins > 366 * 24 * 60:  # (Python ints: checked before a timedelta overflows)
+        raise InputError(f"{what} '{raw}' is longer than a year: the largest allowed is 366d")
     value = timedelta(days=d, hours=h, minutes=mins)
     if value <= timedelta(0) and not allow_zero:
         raise InputError(f"{what} '{raw}' must be longer than zero")
-    if value > timedelta(days=366):
-        raise InputError(f"{what} '{raw}' is longer than a year")
     return value
 
 
@@ -274,21 +274,31 @@ def _zone(name: str | None, game: dict) -> ZoneInfo:
 def parse_when(text: str | datetime | date, zone: ZoneInfo, what: str = "time", end_of_day: bool = False) -> datetime:
     """'2026-12-01 20:00', '2026-12-01T20:00', '2026-12-01' (midnight; the next midnight with
     `end_of_day`), or an ISO time with its own offset, read in `zone` unless it has one."""
-    if isinstance(text, datetime):
-        value = text
-    elif isinstance(text, date):
-        value = datetime(text.year, text.month, text.day) + (timedelta(days=1) if end_of_day else timedelta(0))
-    else:
-        raw = str(text or "").strip()
-        try:
-            value = datetime.fromisoformat(raw.replace("Z", "+00:00").replace(" ", "T", 1) if len(raw) > 10 else raw)
-        except ValueError:
-            raise InputError(f"{what} '{raw}' is not a date and time like 2026-12-01 20:00") from None
-        if len(raw) <= 10 and end_of_day:
-            value += timedelta(days=1)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=zone)
-    return value.astimezone(UTC)
+    try:  # issue 17: the last day of the year 9999 has no next midnight, nor a time west of UTC
+        if isinstance(text, datetime):
+            value = text
+        elif isinstance(text, date):
+            value = datetime(text.year, text.month, text.day) + (timedelta(days=1) if end_of_day else timedelta(0))
+        else:
+            raw = str(text or "").strip()
+            try:
+                value = datetime.fromisoformat(raw.replace("Z", "+00:00").replace(" ", "T", 1) if len(raw) > 10 else raw)
+            except ValueError:
+                raise InputError(f"{what} '{raw}' is not a date and time like 2026-12-01 20:00") from None
+            if len(raw) <= 10 and end_of_day:
+                value += timedelta(days=1)
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=zone)
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise InputError(f"{what} '{text}' is too far ahead: dates go up to the year 9999") from None
+
+
+def _not_too_late(when: datetime, at: str) -> None:
+    """issue 17: a deadline past schedule.LATEST is refused (the turns after it, its grace,
+    would not fit in a date)."""
+    if when >= schedule.LATEST:
+        raise InputError(f"--at '{at}' is too far ahead: a deadline must be before {schedule.iso(schedule.LATEST)}")
 
 
 def _running(game: dict, doing: str) -> None:
@@ -328,6 +338,11 @@ def set_deadline(db, game_id: str, *, extend: str | None = None, at: str | None 
         when = parse_when(at, _zone(tz, game), "--at")
     if when <= now:
         raise InputError(f"--at '{at}' is in the past (now is {schedule.iso(now)})")
+    if when >= schedule.LATEST:
+        if at is None:
+            raise InputError(f"--extend '{extend}' moves the deadline too far ahead: a deadline must be before "
+                             f"{schedule.iso(schedule.LATEST)}")
+        _not_too_late(when, at)
     with db.atomic():
         new = _move_deadline(db, game, when)
         record_action(db, game["id"], by=by, action="deadline", detail=f"turn {game['phase']}: {old or 'none'} -> {new}",
@@ -373,6 +388,7 @@ def resume(db, game_id: str, *, at: str | None = None, tz: str | None = None, by
         when = parse_when(at, _zone(tz, game), "--at")
         if when <= now:
             raise InputError(f"--at '{at}' is in the past (now is {schedule.iso(now)})")
+        _not_too_late(when, at)
     else:
         left = game.get("paused_left")
         when = now + timedelta(seconds=max(left, 3600)) if left is not None else None
@@ -418,9 +434,9 @@ def remind(db, game_id: str | None = None, *, now: datetime | None = None) -> li
         due = schedule.parse_time(game["deadline"])
         before = parse_duration(opts["remind"])
         grace = parse_duration(opts["grace"])
-        if before and due - before <= now < due:
+        if before and due - before <= now < due:  # (issue 17: schedule.later, a deadline stored far ahead)
             kind = "remind"
-        elif grace and due <= now < due + grace:
+        elif grace and due <= now < schedule.later(due, grace):
             kind = "late"
         else:
             continue
@@ -440,7 +456,7 @@ def remind(db, game_id: str | None = None, *, now: datetime | None = None) -> li
                 else:
                     subject = f"[{game['id']}] LATE: turn {game['phase']} orders"
                     text = (f"The deadline of turn {game['phase']} of game {game['id']} has passed and your orders "
-                            f"are missing ({why}).\nThe turn waits until {_show(game, schedule.iso(due + grace))}; "
+                            f"are missing ({why}).\nThe turn waits until {_show(game, schedule.iso(schedule.later(due, grace)))}; "
                             "after that, the game's default orders are used for you.\n")
                 oid = outbox.queue(db, kind=kind, to_addr=seats[name].get("email"), subject=subject,
                                    body=text + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=name)

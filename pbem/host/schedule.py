@@ -56,6 +56,22 @@ def iso(value: datetime | None) -> str | None:
 _ISO: dict[datetime, str] = {}
 
 
+# issue 17: the latest deadline the GM may set (`deadline --at`, `resume --at`); far enough
+# that a schedule's step (MAX_EVERY_DAYS) and a grace (at most a year) added to it stay far
+# inside what a date can hold (the year 9999)
+LATEST = datetime(9000, 1, 1, tzinfo=timezone.utc)
+_FAR = datetime.max.replace(tzinfo=timezone.utc)
+
+
+def later(when: datetime, span: timedelta) -> datetime:
+    """`when + span`, or the last moment a date can hold when that is past it (a deadline
+    stored before LATEST was checked: resolve never fails on it)."""
+    try:
+        return when + span
+    except OverflowError:
+        return _FAR
+
+
 MAX_EVERY_DAYS = 3660  # ten years a turn: longer is a typo, and far later dates overflow
 _DURATION = re.compile(r"^\s*(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m)?\s*$")
 
@@ -91,8 +107,18 @@ def make_schedule(every: str | None, at: str | None, tz: str | None) -> dict | N
 
 
 def deadline(schedule: dict | None, opened: datetime) -> datetime | None:
+    """The deadline of a phase opened at `opened`; None without a schedule, or when it would
+    be past the last date a date can hold (a turn opened after a deadline in the year 9999
+    stored before LATEST was checked: it waits without one; issue 17)."""
     if not schedule:
         return None
+    try:
+        return _deadline(schedule, opened)
+    except OverflowError:
+        return None
+
+
+def _deadline(schedule: dict, opened: datetime) -> datetime:
     zone = ZoneInfo(schedule["tz"])
     if schedule.get("at"):
         # "3 days later at 20:00" is calendar arithmetic in the local zone (aware datetimes
@@ -113,5 +139,8 @@ def show(value: str | None, schedule: dict | None) -> str:
         return "none set (the GM resolves when all orders are in)"
     when = parse_time(value)
     zone = ZoneInfo(schedule["tz"]) if schedule else timezone.utc
-    local = when.astimezone(zone)
+    try:
+        local = when.astimezone(zone)
+    except OverflowError:  # (the last hours of the year 9999, east of UTC)
+        local = when
     return f"{local:%a %d %b %Y %H:%M} {local.tzname()} ({iso(when)})"

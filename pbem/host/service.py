@@ -604,7 +604,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
             unready.setdefault(p, "sent WAIT")
     now = schedule.now()
     passed = bool(phase["deadline"]) and now >= schedule.parse_time(phase["deadline"])
-    due = passed and now >= schedule.parse_time(phase["deadline"]) + timedelta(seconds=game.get("grace") or 0)
+    due = passed and now >= schedule.later(schedule.parse_time(phase["deadline"]), timedelta(seconds=game.get("grace") or 0))
     early = bool(game.get("early", 1)) or not phase["deadline"] or passed
     if (unready or not early) and not (force or due):
         if not unready:

@@ -71,7 +71,12 @@ def parse_every(value) -> float:
         seconds = float(m.group(1)) * {"": 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}[(m.group(2) or "").lower()]
     if seconds < 1:
         raise PbemError(f"every '{value}' is too short: at least 1s")
+    if seconds > MAX_EVERY_SECONDS:  # issue 17: the next cycle's time must fit in a date
+        raise PbemError(f"every '{value}' is too long: the largest allowed is {MAX_EVERY_SECONDS // 3600}h (a year)")
     return seconds
+
+
+MAX_EVERY_SECONDS = 366 * 24 * 3600
 
 
 def load_run_settings(config: str | None = None) -> RunSettings:
