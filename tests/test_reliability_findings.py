@@ -152,3 +152,26 @@ def test_run_watch_every_too_long_is_refused_up_front(tmp_path):
     p = pbem(tmp_path, "run", "--watch", "--every", "99999999999999999999s", timeout=30)
     assert p.returncode != 0 and "too long: the largest allowed is 8784h" in p.stderr, p.stdout + p.stderr
     assert "watching" not in p.stdout + p.stderr and "ingest" not in p.stdout, p.stdout  # no cycle ran
+
+
+# --- finding 11: ingest into a read-only store --------------------------------------------------
+
+def test_ingest_into_a_read_only_store_says_one_clean_line(tmp_path):
+    """The tester's chattr +i store: a traceback (sqlite3.OperationalError, logged for the
+    message that could not be stored) came before the clean line. Only the clean line."""
+    new_game(tmp_path, "g1", "zeus:zeus@example.org", "hera")
+    (tmp_path / "m.eml").write_text("From: zeus@example.org\nSubject: [g1] hi\n\nHELP\n")
+    before = (tmp_path / "pbem.db").read_bytes()
+    for folder_too in (False, True):  # the store alone (its folder writable), then a read-only file system
+        (tmp_path / "pbem.db").chmod(0o444)
+        if folder_too:
+            tmp_path.chmod(0o555)
+        try:
+            p = pbem(tmp_path, "ingest", "m.eml", read_only=True)
+        finally:
+            tmp_path.chmod(0o755)
+            (tmp_path / "pbem.db").chmod(0o644)
+        assert p.returncode == 1 and p.stdout == "", (p.stdout, p.stderr)
+        assert p.stderr.splitlines() == [f"pbem: cannot write the store {tmp_path / 'pbem.db'}: it is read-only (attempt to "
+                                         "write a readonly database); nothing was changed"], p.stderr
+    assert (tmp_path / "pbem.db").read_bytes() == before
