@@ -175,3 +175,18 @@ def test_ingest_into_a_read_only_store_says_one_clean_line(tmp_path):
         assert p.stderr.splitlines() == [f"pbem: cannot write the store {tmp_path / 'pbem.db'}: it is read-only (attempt to "
                                          "write a readonly database); nothing was changed"], p.stderr
     assert (tmp_path / "pbem.db").read_bytes() == before
+
+
+# --- finding 16: a backup into the store's own -wal/-shm/-journal -------------------------------
+
+def test_backup_refuses_the_stores_own_journal_files_also_through_a_link(tmp_path):
+    """Before: "backed up" into pbem.db-wal, and the next pbem command deleted the copy."""
+    new_game(tmp_path, "g1", "zeus", "hera")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "link.db").symlink_to(tmp_path / "pbem.db-shm")
+    for name in ("pbem.db-wal", "pbem.db-shm", "pbem.db-journal", str(tmp_path / "pbem.db-wal"), "elsewhere/link.db"):
+        clean_failure(pbem(tmp_path, "backup", name), f"{name} is the store's own -", "give another name")
+        assert not (tmp_path / "elsewhere" / "link.db").exists() and not (tmp_path / "pbem.db-journal").exists()
+    ok(pbem(tmp_path, "backup", "pbem.db-wal.bak"))  # a name beside them is a backup as any other
+    ok(pbem(tmp_path, "status"))
+    assert sqlite3.connect(tmp_path / "pbem.db-wal.bak").execute("select count(*) from games").fetchone()[0] == 1

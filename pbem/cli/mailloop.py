@@ -125,7 +125,8 @@ def backup(
 ) -> None:
     """Copy the store to FILE with SQLite's online backup: consistent even while `pbem run`
     or a player's mail is being processed. The copy is checked (integrity_check) and only
-    then put in place, so FILE is never a half-written store.
+    then put in place, so FILE is never a half-written store. FILE may not be the store, nor
+    SQLite's -wal, -shm or -journal file beside it.
 
     Example: pbem backup backups/pbem-$(date +%F).db
     """
@@ -143,6 +144,11 @@ def backup(
         _fail(f"{file} exists; give another name, or --force to replace it")
     if target.exists() and target.resolve() == Path(source).resolve():
         _fail("the backup cannot replace the store itself")
+    store = Path(source).resolve()
+    for suffix in ("-wal", "-shm", "-journal"):  # issue 17: SQLite's files beside the store: it deletes them
+        if target.resolve() == store.with_name(store.name + suffix):
+            _fail(f"{file} is the store's own {suffix} file (SQLite's, beside {store.name}): the next pbem command "
+                  f"would delete the copy; give another name")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
