@@ -53,7 +53,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "many.db"
         _store(db, args.games)
-        env = dict(os.environ, PBEM_DB=str(db), PBEM_TURNS=str(Path(tmp) / "turns"))
+        # as an installed pbem runs: its modules compiled once and then read from bytecode (a
+        # session that forbids writing bytecode would compile them again at every run)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(PBEM_DB=str(db), PBEM_TURNS=str(Path(tmp) / "turns"))
         commands = {
             "python -c pass": [py, "-c", "pass"],
             "python -c 'import typer'": [py, "-c", "import typer"],
