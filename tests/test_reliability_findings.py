@@ -190,3 +190,27 @@ def test_backup_refuses_the_stores_own_journal_files_also_through_a_link(tmp_pat
     ok(pbem(tmp_path, "backup", "pbem.db-wal.bak"))  # a name beside them is a backup as any other
     ok(pbem(tmp_path, "status"))
     assert sqlite3.connect(tmp_path / "pbem.db-wal.bak").execute("select count(*) from games").fetchone()[0] == 1
+
+
+# --- findings 13 and 6: wrong types in pbem.toml ------------------------------------------------
+
+def test_a_setting_of_the_wrong_type_in_pbem_toml_is_named_with_the_type_expected(tmp_path):
+    new_game(tmp_path, "g1", "zeus", "hera")
+    cases = {  # before: "internal error: TypeError" in the steps' lines
+        "mail = 5\n": "pbem.toml: [mail] must be a table",
+        "[mail]\nfrom = 5\n": "pbem.toml: [mail] from must be text in quotes, not the number 5",
+        "[mail]\nsmtp_port = [1]\n": "pbem.toml: [mail] smtp_port must be a number, not a list",
+        "[imap]\nhost = 1\n": "pbem.toml: [imap] host must be text in quotes, not the number 1",
+        "[run]\npublish_dir = 5\n": "pbem.toml: [run] publish_dir must be text in quotes, not the number 5",
+        "[run]\nmaildir = [1]\n": "pbem.toml: [run] maildir must be text in quotes or a list of them, not a list with the number 1",
+    }
+    for text, says in cases.items():
+        (tmp_path / "pbem.toml").write_text(text)
+        p = pbem(tmp_path, "run")
+        no_internals(p)
+        assert says in p.stdout + p.stderr, (text, p.stdout, p.stderr)
+    (tmp_path / "pbem.toml").write_text('[mail]\nsmtp_port = "587"\nfrom = "gm@example.org"\n[run]\nmaildir = ["md"]\nevery = "5m"\n')
+    (tmp_path / "md").mkdir()
+    p = pbem(tmp_path, "run")  # the right types, as before (a number may be written as text)
+    no_internals(p)
+    assert "must be" not in p.stdout + p.stderr, p.stdout + p.stderr

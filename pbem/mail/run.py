@@ -37,7 +37,7 @@ from pathlib import Path
 
 from pbem.core.errors import PbemError
 from pbem.host import schedule
-from pbem.mail.settings import config_table
+from pbem.mail.settings import check_types, config_table
 
 log = logging.getLogger("pbem.mail")
 
@@ -84,6 +84,8 @@ def load_run_settings(config: str | None = None) -> RunSettings:
     unknown = sorted(set(table) - set(RUN_KEYS))
     if unknown:
         raise PbemError(f"{path}: [run] has no setting {', '.join(unknown)} (known: {', '.join(RUN_KEYS)})")
+    check_types(table, path, "run", strings=("publish_dir", "base_url", "lock_file"), numbers=("every",),
+                lists=("maildir",))
     s = RunSettings()
     for step in STEPS:
         if step in table:

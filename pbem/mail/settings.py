@@ -122,13 +122,10 @@ def load_settings(config: str | None = None, **overrides) -> MailSettings:
     """Settings from pbem.toml's [mail] table, then the environment, then `overrides`
     (command-line options; None means not given)."""
     s = MailSettings()
-    path = config_path(config)
+    table, path = config_table("mail", config)
     if path:
-        try:
-            with path.open("rb") as fh:
-                table = tomllib.load(fh).get("mail", {})
-        except (tomllib.TOMLDecodeError, OSError) as err:
-            raise PbemError(f"{path}: {err}") from None
+        check_types(table, path, "mail", numbers=("smtp_port", "timeout", "retries", "backoff"),
+                    strings=tuple(k for k in FILE_KEYS.values() if k not in ("smtp_port", "timeout", "retries", "backoff")))
         for attr, key in FILE_KEYS.items():
             if key in table:
                 setattr(s, attr, table[key])
@@ -189,6 +186,41 @@ def config_table(name: str, config: str | None = None) -> tuple[dict, Path | Non
     if not isinstance(table, dict):
         raise PbemError(f"{path}: [{name}] must be a table")
     return table, path
+
+
+def _toml_type(value) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, str):
+        return "text"
+    return "a date"
+
+
+def check_types(table: dict, path: Path | None, section: str, *, strings: tuple[str, ...] = (),
+                numbers: tuple[str, ...] = (), lists: tuple[str, ...] = ()) -> None:
+    """issue 17: each setting of the kind it must be, else a clear message naming it (a number
+    where text goes, `mail = 5`, was 'internal error: TypeError'). `numbers` may also be written
+    as text ("587"); `lists` are text or a list of texts."""
+    for key in strings:
+        if key in table and not isinstance(table[key], str):
+            raise PbemError(f"{path}: [{section}] {key} must be text in quotes, not {_toml_type(table[key])}")
+    for key in numbers:
+        value = table.get(key)
+        if key in table and (isinstance(value, bool) or not isinstance(value, (int, float, str))):
+            raise PbemError(f"{path}: [{section}] {key} must be a number, not {_toml_type(value)}")
+    for key in lists:
+        value = table.get(key)
+        if key in table and not isinstance(value, str) and not (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            what = (f"a list with {next(_toml_type(v) for v in value if not isinstance(v, str))}"
+                    if isinstance(value, list) else _toml_type(value))
+            raise PbemError(f"{path}: [{section}] {key} must be text in quotes or a list of them, not {what}")
 
 
 IMAP_SECURITIES = ("ssl", "starttls", "none")
@@ -254,6 +286,8 @@ def load_imap_settings(config: str | None = None, **overrides) -> ImapSettings:
     unknown = sorted(set(table) - set(IMAP_KEYS))
     if unknown:
         raise PbemError(f"{path}: [imap] has no setting {', '.join(unknown)} (known: {', '.join(IMAP_KEYS)})")
+    check_types(table, path, "imap", numbers=("port", "timeout", "batch", "max_bytes"),
+                strings=("host", "security", "username", "password_file", "folder", "after", "processed", "ca_file"))
     for key in IMAP_KEYS:
         if key in table:
             setattr(s, key, table[key])
