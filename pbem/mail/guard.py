@@ -345,7 +345,7 @@ def _capped(out: Outcome) -> bool:
     """Whether the answer to this message counts against the reply cap: it was rejected, asked
     for HELP, or was answered to a sender no seat vouches for (LIST, HISTORY, OBSERVE: a forged
     From could have the judge mail somebody who never asked, message after message)."""
-    return out.outcome == "rejected" or out.reason.startswith("help sent") or not out.player
+    return out.outcome == "rejected" or out.reason.startswith("help sent") or (out.outcome == "accepted" and not out.player)
 
 
 def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
