@@ -214,3 +214,28 @@ def test_a_setting_of_the_wrong_type_in_pbem_toml_is_named_with_the_type_expecte
     p = pbem(tmp_path, "run")  # the right types, as before (a number may be written as text)
     no_internals(p)
     assert "must be" not in p.stdout + p.stderr, p.stdout + p.stderr
+
+
+# --- finding 6: pbem verify of a hand-edited record.json ----------------------------------------
+
+def test_verify_of_a_record_json_of_the_wrong_shape_says_which_part(tmp_path):
+    import json
+
+    game = {"id": "v1", "type": "gods", "seed": "1", "seed_hash": "x", "players": ["a", "b"], "options": {}}
+    cases = {  # before: internal error (RecursionError, TypeError) or "record.json lacks list indices must be ..."
+        "deep": ("[" * 100000 + "]" * 100000, "record.json is not a pbem file: its JSON is nested too deeply to read"),
+        "phases_none": ({"phases": None}, "record.json: phases is not a list (it is null)"),
+        "game_list": ({"game": []}, "record.json: game is not an object (it is a list)"),
+        "phase_str": ({"phases": ["x"]}, "record.json: phases[0] is not an object (it is text)"),
+        "no_seed": ({"game": {k: v for k, v in game.items() if k != "seed"}}, "record.json: game lacks 'seed'"),
+        "bigint": ('{"format": "pbem-game-record", "version": 1' + "0" * 5000 + "}",
+                   "record.json is not a pbem file: it holds a number of more than 4300 digits"),
+    }
+    for name, (change, says) in cases.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        text = change if isinstance(change, str) else json.dumps({"format": "pbem-game-record", "game": game, "phases": [], **change})
+        (folder / "record.json").write_text(text)
+        p = pbem(tmp_path, "verify", folder)
+        clean_failure(p, says)
+        assert len(p.stderr.splitlines()) == 1, p.stderr

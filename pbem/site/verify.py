@@ -18,6 +18,7 @@ installed from PyPI and the folder (or its URL).
 from __future__ import annotations
 
 import json
+import sys
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -90,11 +91,42 @@ class Source:
             return None
         try:
             doc = json.loads(data.decode("utf-8"))
+        except RecursionError:  # issue 17: was "internal error: RecursionError"
+            raise PbemError(f"{name} is not a pbem file: its JSON is nested too deeply to read") from None
         except (UnicodeDecodeError, ValueError) as err:
+            if "integer string conversion" in str(err):  # (Python's own advice is no help to the reader)
+                raise PbemError(f"{name} is not a pbem file: it holds a number of more than "
+                                f"{sys.get_int_max_str_digits()} digits") from None
             raise PbemError(f"{name} is not valid JSON: {err}") from None
         if not isinstance(doc, dict):
             raise PbemError(f"{name} is not a JSON object")
         return doc
+
+
+def _kind(value) -> str:
+    """What a JSON value is, for a message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return {dict: "an object", list: "a list", str: "text"}.get(type(value), "a number")
+
+
+def _check_shape(record: dict) -> None:
+    """issue 17: a hand-edited record.json whose parts are not what a record holds is refused
+    with a message naming the part (was "internal error: TypeError" for `phases: null`, and
+    "record.json lacks list indices must be integers" for `game: []`)."""
+    for key, want, kind in (("game", dict, "an object"), ("phases", list, "a list")):
+        if key not in record:
+            raise PbemError(f"record.json lacks '{key}'")
+        if not isinstance(record[key], want):
+            raise PbemError(f"record.json: {key} is not {kind} (it is {_kind(record[key])})")
+    for key in ("id", "type", "seed", "seed_hash", "players", "options"):
+        if key not in record["game"]:
+            raise PbemError(f"record.json: game lacks '{key}'")
+    for i, phase in enumerate(record["phases"]):
+        if not isinstance(phase, dict):
+            raise PbemError(f"record.json: phases[{i}] is not an object (it is {_kind(phase)})")
 
 
 def _names(winners) -> str:
@@ -125,6 +157,7 @@ def verify(where: str) -> Verified:
         raise PbemError(f"{where} is no published pbem game (no record.json, no turn-1.json)")
     if record.get("format") != RECORD_FORMAT:
         raise PbemError(f"record.json is not a pbem game record (format {record.get('format')!r})")
+    _check_shape(record)
     out = Verified()
     try:
         g = record["game"]
