@@ -239,3 +239,22 @@ def test_verify_of_a_record_json_of_the_wrong_shape_says_which_part(tmp_path):
         p = pbem(tmp_path, "verify", folder)
         clean_failure(p, says)
         assert len(p.stderr.splitlines()) == 1, p.stderr
+
+
+# --- finding 13: a binary order file in turns/ ---------------------------------------------------
+
+def test_a_refused_order_file_is_named_by_resolve_and_status(tmp_path):
+    new_game(tmp_path, "g1", "zeus", "hera")
+    (tmp_path / "turns" / "g1" / "1" / "zeus.txt").write_bytes(bytes(range(256)) * 10)
+    why = f"{tmp_path}/turns/g1/1/zeus.txt refused: this is not a text file (it contains NUL bytes)"
+    p = ok(pbem(tmp_path, "resolve", "g1"))  # before: only "waiting for zeus"
+    assert f"g1 turn 1: waiting -- waiting for zeus ({why}" in p.stdout, p.stdout
+    s = ok(pbem(tmp_path, "status", "g1")).stdout
+    assert "awaiting zeus; zeus's order file " + why in s, s
+    import json
+    assert json.loads(ok(pbem(tmp_path, "status", "--json")).stdout)["games"][0]["refused_files"]["zeus"].startswith(why)
+    # the GM replaces it with orders: no longer named, and the turn resolves as before
+    (tmp_path / "turns" / "g1" / "1" / "zeus.txt").write_text("\n")
+    p = ok(pbem(tmp_path, "resolve", "g1", "--force"))
+    assert "refused" not in p.stdout and "g1 turn 1: resolved" in p.stdout, p.stdout
+    assert "refused" not in ok(pbem(tmp_path, "status", "g1")).stdout

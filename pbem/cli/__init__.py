@@ -396,6 +396,7 @@ def status(
             typer.echo(f"{g['id']} ({g['title']}): {when}; winner(s) {', '.join(g['winners'])}; scores {scores}{seats}")
             continue
         unready = "".join(f"; not ready: {p} ({why})" for p, why in g.get("not_ready", {}).items())
+        unready += "".join(f"; {p}'s order file {why}" for p, why in (g.get("refused_files") or {}).items())
         unready += f"; waiting: {', '.join(g['waiting'])} asked to WAIT" if g.get("waiting") else ""
         awaiting = ", ".join(g["awaiting"]) or ("nobody" if unready else "nobody (ready to resolve)")
         deadline = "PAUSED since " + g["paused"] if g.get("paused") else (g["deadline"] or "none") + (" (PASSED)" if g.get("deadline_passed") else "")

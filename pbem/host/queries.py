@@ -41,6 +41,9 @@ def status(db, game_id: str | None = None) -> dict:
             # who sent orders but is not ready (lines rejected, no READY), and why
             "not_ready": {p: why for p, why in read.not_ready(db, game["id"], game["phase"], asked, latest).items()
                           if why != "no orders"},
+            # issue 17: players awaited whose order file in turns/ was refused whole, and why
+            "refused_files": read.refused_files(db, game["id"], game["phase"], [p for p in asked if p not in latest])
+            if game["status"] == "running" else {},
             "deadline": game["deadline"],
             "scores": rules.scores(state),
             "seed_hash": game["seed_hash"],

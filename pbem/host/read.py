@@ -157,6 +157,24 @@ def not_ready(db, game_id: str, number: int, asked: list[str], latest: dict[str,
     return out
 
 
+def refused_files(db, game_id: str, number: int, players: list[str] | None = None) -> dict[str, str]:
+    """issue 17: the players (of `players`, else all) whose last submission of turn `number`
+    is an order file from turns/ refused whole (not text, no order of this game...): what the
+    GM is told, '<file> refused: <why>', by resolve and status (the player is still awaited)."""
+    if not has_table(db, "submissions"):
+        return {}
+    out = {}
+    for player, source, ack in db.execute(
+            "select s.player, s.source, s.ack from submissions s join (select player, max(id) as last from submissions "
+            "where game_id = ? and phase = ? group by player) t on s.id = t.last "
+            "where s.status = 'rejected' and s.source like 'file:%' order by s.id", [game_id, number]).fetchall():
+        if players is None or player in players:
+            why = next((line.removeprefix("REJECTED:").strip() for line in (ack or "").splitlines()
+                        if line.startswith("REJECTED:")), "refused")
+            out[player] = f"{source.removeprefix('file:')} refused: {why}"
+    return out
+
+
 def submitted_players(db, game_id: str, number: int) -> set[str]:
     """The players with a submission for turn `number` that was not rejected outright."""
     if not has_table(db, "submissions"):

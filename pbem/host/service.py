@@ -609,8 +609,10 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
     if (unready or not early) and not (force or due):
         if not unready:
             return Resolved(game_id, number, "waiting", f"early resolution is off: waiting for the deadline {phase['deadline']}"), None
-        return Resolved(game_id, number, "waiting", "waiting for " + ", ".join(
-            p if why == "no orders" else f"{p} ({why})" for p, why in unready.items())), None
+        refused = read.refused_files(db, game_id, number, [p for p, why in unready.items() if why == "no orders"])
+        return Resolved(game_id, number, "waiting", "waiting for " + ", ".join(  # (issue 17: a refused order file named)
+            f"{p} ({refused[p]})" if p in refused else p if why == "no orders" else f"{p} ({why})"
+            for p, why in unready.items())), None
     if check_only:
         return None, None
     scripts: dict[str, Script | None] = {p: None for p in asked}
