@@ -258,3 +258,19 @@ def test_a_refused_order_file_is_named_by_resolve_and_status(tmp_path):
     p = ok(pbem(tmp_path, "resolve", "g1", "--force"))
     assert "refused" not in p.stdout and "g1 turn 1: resolved" in p.stdout, p.stdout
     assert "refused" not in ok(pbem(tmp_path, "status", "g1")).stdout
+
+
+# --- finding 13: a folded From header carrying another header ------------------------------------
+
+def test_a_from_header_folded_over_another_header_is_no_address_and_is_not_answered(tmp_path):
+    pw = new_game(tmp_path, "g1", "zeus:zeus@example.org", "hera")["zeus"]
+    for n, bcc in enumerate(("evil@x", "evil@example.net")):
+        (tmp_path / f"m{n}.eml").write_text(f"From: zeus@example.org\n Bcc: {bcc}\nSubject: [g1]\nMessage-ID: <f{n}@x>\n\n"
+                                            f"GAME g1\nPLAYER zeus\nPASSWORD {pw}\nREPORT\n")
+        p = ok(pbem(tmp_path, "ingest", f"m{n}.eml"))
+        no_internals(p)
+        assert "rejected" in p.stdout and "no From address" in p.stdout, p.stdout
+    conn = sqlite3.connect(tmp_path / "pbem.db")
+    sent_to = [r[0] for r in conn.execute("select to_addr from outbox")]
+    conn.close()
+    assert sent_to == ["zeus@example.org"], sent_to  # turn 1's report; before: a notice to zeus@example.orgBcc

@@ -52,7 +52,13 @@ def _clean_address(value: str) -> str | None:
     value = _CONTROL.sub(" ", value)
     from email.utils import getaddresses  # only here: the email package is slow to import
 
-    valid = {a.strip() for _, a in getaddresses([value]) if _ADDR.match(a.strip() or "") and is_writable(a.strip())}
+    found = {a.strip() for _, a in getaddresses([value])} - {""}
+    # issue 17: each address as written in the value: getaddresses glues a bare address and the
+    # word after it ('zeus@example.org Bcc: evil@x' gave 'zeus@example.orgBcc'): a value with
+    # such a part names no address, not the other one beside it
+    if any(a not in value for a in found):
+        return None
+    valid = {a for a in found if _ADDR.match(a) and is_writable(a)}
     return valid.pop() if len(valid) == 1 else None  # exactly one address that mail can carry, or none at all
 
 
