@@ -274,3 +274,56 @@ def test_a_from_header_folded_over_another_header_is_no_address_and_is_not_answe
     sent_to = [r[0] for r in conn.execute("select to_addr from outbox")]
     conn.close()
     assert sent_to == ["zeus@example.org"], sent_to  # turn 1's report; before: a notice to zeus@example.orgBcc
+
+
+# --- finding 13: bidirectional controls in press ------------------------------------------------
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_bidi_override_controls_reach_no_report_mail_or_page(tmp_path):
+    """A right-to-left override (U+202E) in press made the text read other than it is in every
+    report, mail and page; printable drops it with the other controls, on every channel it cleans."""
+    import re
+
+    from test_control_chars_output import ORDINARY, mail, sent_mails
+    from test_site_lib import parse_html
+
+    bad = re.compile(f"[{BIDI}]")
+    bad_bytes = re.compile(b"|".join(re.escape(c.encode()) for c in BIDI))
+    pw = new_game(tmp_path, "g1", "hera:hera@example.org", "zeus:zeus@example.org")
+    box = tmp_path / "in"
+    box.mkdir()
+    (box / "1.eml").write_bytes(mail("Hera <hera@example.org>", "bidi", f"GAME g1\nPLAYER hera\nPASSWORD {pw['hera']}\n"
+                                     "PRESS TO ALL\npay \u202e0001\u202c gold, \u2067isolated\u2069 \u200fmark\n"
+                                     f"{ORDINARY}\nENDPRESS\nPRESS TO zeus\nsecret \u202dLTR\u202c\nENDPRESS\n"))
+    p = ok(pbem(tmp_path, "ingest", box))
+    assert not bad.search(p.stdout + p.stderr)
+    for raw, msg, text, html in sent_mails(tmp_path, "sent1"):
+        assert not bad_bytes.search(raw) and not bad.search(text + html + str(msg["Subject"])), text
+    ok(pbem(tmp_path, "resolve", "g1", "--force"))
+    folder = tmp_path / "turns" / "g1" / "2" / "reports"
+    for f in folder.glob("*.txt"):
+        assert not bad_bytes.search(f.read_bytes()), f
+    public = (folder / "public.txt").read_text()
+    assert "pay 0001 gold, isolated \u200fmark" in public and ORDINARY in public, public  # the text itself kept, marks too
+    assert "secret LTR" in (folder / "zeus.txt").read_text()
+    for raw, _, text, html in sent_mails(tmp_path, "sent2"):
+        assert not bad_bytes.search(raw) and not bad.search(text + html), text
+    site = tmp_path / "site"
+    ok(pbem(tmp_path, "publish", "--out", site))
+    parse_html(site / "games" / "g1" / "index.html")
+    assert "pay 0001 gold" in (site / "games" / "g1" / "index.html").read_text()
+    for f in site.rglob("*"):
+        if f.is_file() and f.suffix in (".html", ".xml", ".json", ".ics", ".txt", ".atom"):
+            assert not bad_bytes.search(f.read_bytes()), f
+
+
+def test_printable_drops_bidi_controls_and_keeps_the_rest():
+    from pbem.core.text import _ANY, _LONE_CR, _UNSAFE, printable
+
+    assert printable("a\u202eevil\u202c b \u2066x\u2069 \u200f ok — é") == "aevil b x \u200f ok — é"
+    assert printable("— …\u2026 \u2028 \u2070") == "— …\u2026 \u2028 \u2070"  # the bytes beside them: kept
+    for c in BIDI:
+        for s in (c, f"x{c}y", f"é{c}", f"—{c}—"):
+            assert printable(s) == _UNSAFE.sub("", _LONE_CR.sub("\n", s)) == s.replace(c, "") and _ANY.search(s)
