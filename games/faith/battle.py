@@ -266,11 +266,13 @@ def resolve_battle(tab: Tables, g: dict, spec: dict, responses: dict, rng) -> li
 
 def assassinate_orders(g: dict, belief: str) -> list[tuple]:
     """(hex, target kind, target owner): an own Apostle not used for a conversion this era,
-    any unit or special unit in its hex (CHOICE 53: any belief, own included)."""
+    any unit or special unit in its hex (CHOICE 53: any belief, own included; another own
+    apostle too, also one that converted this era: `assassinate` takes the first that did not
+    as the assassin and another as the target)."""
     era = g["era"]
     out = []
     for hid in sorted({x["h"] for x in g["units"].values() if x["o"] == belief and x["k"] == "apostle" and x["conv"] != era}):
-        mine = [u for u in units_at(g, hid, belief, "apostle") if g["units"][u]["conv"] != era]
+        mine = units_at(g, hid, belief, "apostle")
         for u in units_at(g, hid):
             x = g["units"][u]
             if x["k"] == "apostle" and x["o"] == belief and len(mine) < 2:
