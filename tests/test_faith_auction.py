@@ -103,3 +103,65 @@ def _play_checking_privacy(players, seed, seen):
                 assert e.get("to") == e["player"]
         state = res.state
         phases += 1
+
+
+def _live_auction() -> dict:
+    """A game of three with bidding=live, played by the bots to its first live auction."""
+    state, _ = engine.start(RULES, ["ann", "bob", "cat"], {"bidding": "live"}, "live-dead")
+    n = 0
+    while state["flow"]["phase"] != "bidding":
+        scripts = {p: read_script("\n".join(bot_script(RULES, state, p, random.Random(f"live-dead/{n}/{p}"))))
+                   for p in engine.active_players(RULES, state)}
+        state = engine.resolve(RULES, state, scripts, "live-dead").state
+        n += 1
+        assert n < 40, "no live auction"
+    return state
+
+
+def _bid(state: dict, line: str, **others: str) -> engine.Resolution:
+    [asked] = engine.active_players(RULES, state)
+    scripts = {asked: read_script(line), **{p: read_script(t) for p, t in others.items()}}
+    return engine.resolve(RULES, state, scripts, "live-dead")
+
+
+def test_live_bidding_a_bidder_who_dies_in_the_auction_drops_out_and_her_stack_is_spent_as_far_as_she_can():
+    """CHOICE 185: the starter opens at 1, the next matches; while the third is asked, the
+    starter (not asked) claims victory below 200 and her belief dies (CHOICE 181, 82: her own
+    chips banked). The auction goes on without her: the third passes, the one left wins; her
+    stack is spent as far as her hand still holds it. (A mangled play-out found this: the
+    resolution raised ValueError 'cannot pay' and the game could never resolve again.)"""
+    from test_faith_autoplay import check_invariants
+
+    state = _live_auction()
+    a = state["game"]["auction"]
+    first, second, third = a["order"][:3]
+    who = {b: state["game"]["beliefs"][b]["player"] for b in a["order"]}
+    state = _bid(state, "bid 1").state
+    state = _bid(state, "bid 1").state
+    assert engine.active_players(RULES, state) == [who[third]]
+    res = _bid(state, "pass", **{who[first]: "claim"})
+    g = res.state["game"]
+    assert not g["beliefs"][first]["alive"]
+    kinds = [e["type"] for e in res.events]
+    assert "bid_dead" in kinds and kinds.index("belief_dies") < kinds.index("bid_dead")
+    assert g["initiative"] == second and "auction" not in g
+    [spent] = [e for e in res.events if e["type"] == "bid_spent"]
+    assert spent["stacks"] == {first: 1, second: 1}   # as bid: what her hand could pay is hers to know
+    check_invariants(res.state, "after the auction")
+
+
+def test_live_bidding_a_bidder_may_not_give_away_the_faith_in_her_stack():
+    """CHOICE 185: "placing the stack in front of him on his Power disc" (L400): a god whose
+    position bid 1 keeps it on the table; a `give` leaving her hand below it is refused."""
+    state = _live_auction()
+    a = state["game"]["auction"]
+    first = a["order"][0]
+    player = state["game"]["beliefs"][first]["player"]
+    hand = sum(state["game"]["hands"][player].values())
+    assert hand >= 2
+    state = _bid(state, "bid 1").state
+    other = next(p for p in state["game"]["seats"] if p != player)
+    acks = engine.check_script(RULES, state, player, read_script(f"give {hand} to {other}\ngive {hand - 1} to {other}"))
+    assert acks[0].status == "rejected" and "bid in the open auction" in acks[0].reason
+    assert f"you may give {hand - 1}" in acks[0].reason
+    assert acks[1].status == "accepted"

@@ -154,8 +154,13 @@ def parse_sealed_bid(rules, g: dict, args: list[str], mine: list[str], each: str
 
 def spend(g: dict, kind: str, stacks: dict[str, int]) -> list[dict]:
     """"All bid amounts ARE SPENT ... and placed in the soul bank" (L406): each stack is paid
-    from its controller's hand (own-belief chips first, CHOICE 35, 183)."""
+    from its controller's hand (own-belief chips first, CHOICE 35, 183). A live auction's stack
+    of a position that died in it is paid as far as the hand still holds it (CHOICE 185: its
+    own chips went to the Soul Bank with it); a living position's hand always holds its stack.
+    The event shows the stacks as bid (public): what a dead position's hand could still pay
+    would tell its hand."""
     for p, n in stacks.items():
+        n = min(n, hand_total(g, positions.controller(g, p))) if not positions.alive(g, p) else n
         if n:
             pay(g, positions.controller(g, p), n, p)
     paid = {p: n for p, n in stacks.items() if n}

@@ -589,6 +589,19 @@ class FaithRules(Rules):
         state["flow"].update(phase="bidding", active=[positions.controller(state["game"], a["turn"])], sealed=False)
         self._prompt(state)
 
+    def _drop_dead_bidders(self, state: dict) -> list[Event]:
+        """bidding=live, CHOICE 185: a position that died during the auction (a claim below
+        200) drops out of it at once; its stack stays, to be spent as far as its controller's
+        hand still holds it (its own chips were banked with it, CHOICE 82)."""
+        g = state["game"]
+        a = g["auction"]
+        events: list[Event] = []
+        for p in list(a["remaining"]):
+            if not positions.alive(g, p):
+                auction.live_act(a, p, None)
+                events.append({"type": "bid_dead", "belief": p, "player": g["beliefs"][p]["player"]})
+        return events
+
     def _end_live_bidding(self, state: dict, rng: Rng) -> list[Event]:
         g = state["game"]
         a = g.pop("auction")
@@ -661,10 +674,11 @@ class FaithRules(Rules):
             self._prompt(state)
             return []
         if phase == "bidding":
+            events = self._drop_dead_bidders(state)
             if g["auction"]["turn"] is not None:
                 self._ask_bidder(state)
-                return []
-            return self._end_live_bidding(state, rng)
+                return events
+            return events + self._end_live_bidding(state, rng)
         return []
 
     # --- Phase 6: the interventions, executed in initiative order (CHOICE 61, 62) ---------------
@@ -1356,6 +1370,11 @@ class FaithRules(Rules):
         have = g["hands"][player].get(belief, 0) if belief else hand_total(g, player)
         if n < 1 or n > have:
             raise IllegalOrderError(f"your hand holds {have}{' ' + belief if belief else ''} faith")
+        a = g.get("auction")
+        bid = sum(k for q, k in a["stacks"].items() if positions.alive(g, q) and positions.controller(g, q) == player) if a else 0
+        if bid and hand_total(g, player) - n < bid:   # CHOICE 185: the stacks bid live are on the table
+            raise IllegalOrderError(f"{bid} faith of your hand is bid in the open auction (your stack, CHOICE 185): "
+                                    f"you may give {max(0, hand_total(g, player) - bid)}")
         return Order(("give", str(n)) + ((belief,) if belief else ()) + ("to", hits[0]), ("give", n, belief, hits[0]))
 
     def _parse_claim(self, state, player, b, args):
