@@ -3,7 +3,8 @@ apart from the benchmarks' and the autoplay tests') play whole games, or a game'
 phases where a whole one is slow, at every table size the cases below name, and a share of
 the scripts is spoilt the way players spoil them: an empty script, a script cut short or
 shuffled, a line of another player's script or of another player's order form, junk words,
-a line twice with a word changed, no script at all (NMR), a script from a player not asked.
+a line twice with a word changed, no script at all (NMR), a script from a player not asked
+(standing orders, anybody's lines, a claim).
 
 The engine must take all of it: `engine.check_script` answers every line and raises nothing,
 `engine.resolve` raises nothing, the turn moves on by one, and the game's invariants (each
@@ -29,7 +30,7 @@ CASES = {
     "ohgods": [(2, 11, {}, 0), (4, 12, {"reactions": "ask"}, 0), (6, 13, {"first": "random"}, 0)],
     "deity": [(2, 11, {"rounds": "10"}, 0), (4, 12, {"rounds": "4", "reactions": "ask"}, 0), (6, 13, {"rounds": "3"}, 0)],
     "yegods": [(2, 11, {}, 60), (3, 12, {"unknown": "none"}, 60), (4, 13, {}, 60)],
-    "faith": [(2, 11, {}, 90), (5, 12, {"battles": "standing"}, 30), (3, 13, {"pace": "live"}, 80)],
+    "faith": [(2, 11, {}, 90), (5, 12, {"battles": "standing", "bidding": "live"}, 40), (3, 13, {"pace": "live"}, 80)],
 }
 JUNK = ["", "#", "done", "pass", "END", "->", "0,0", "-1,2", "99", "0", "-3", "all", "for", "with", "x" * 40,
         "\u00e9t\u00e9", "1,1,1", "none"]
@@ -98,8 +99,10 @@ def test_mangled_submissions_never_break_a_game(game_type):
                 spoilt += lines != bots[p]
                 texts[p] = None if rnd.random() < 0.04 else "\n".join(lines)
             idle = [p for p in players if p not in asked]
-            if idle and rnd.random() < 0.1:   # a player not asked sends something too
-                texts[rnd.choice(idle)] = "\n".join(rnd.choice(list(bots.values())) or ["done"])
+            if idle and rnd.random() < 0.2:   # a player not asked sends something too: standing orders,
+                pool = [o.text for o in rules.standing_orders(state, rnd.choice(players))]   # anyone's
+                pool += [line for lines in bots.values() for line in lines] + ["claim", "done"]
+                texts[rnd.choice(idle)] = "\n".join(rnd.choice(pool) for _ in range(rnd.randint(1, 4)))
             scripts = {p: None if t is None else read_script(t) for p, t in texts.items()}
             for p, script in scripts.items():
                 if script is not None and rnd.random() < 0.25:
