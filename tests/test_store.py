@@ -328,3 +328,48 @@ def test_a_submission_knows_the_row_it_stored(tmp_path):
         ack = host.submit(db, "g1", player, f"PASSWORD p{player}\n{lines}".encode(), source="cli")
         assert ack.stored == read.latest_submissions(db, "g1", game["phase"])[player]
         assert list(ack.stored) == list(read.rows(db, "select * from submissions where id = ?", [ack.submission_id])[0])
+
+
+def test_autoplay_commits_its_turns_together_and_a_failing_turn_alone(tmp_path, monkeypatch):
+    """Issue 17: autoplay stores the turns of about _BATCH_SECONDS in one write transaction
+    (one COMMIT for 3 turns here), each turn whole in a savepoint: a turn that fails is rolled
+    back alone, the turns before it are committed and their report files written, then the
+    error is raised; the next run goes on from there and the game replays."""
+    from pbem.host import service
+
+    db = open_db(str(tmp_path / "s.db"))
+    turns = tmp_path / "turns"
+    host.new_game(db, "gods", "g1", ["a", "b", "c"], seed="7", turns=str(turns))
+    statements = []
+    db.conn.set_trace_callback(statements.append)
+    assert [r.turn for r in host.autoplay(db, "g1", max_phases=3, turns=str(turns))] == [1, 2, 3]
+    db.conn.set_trace_callback(None)
+    assert statements.count("COMMIT") == 1 and statements.count("BEGIN IMMEDIATE") == 1
+    assert all((turns / "g1" / str(n) / "reports" / "a.txt").is_file() for n in (2, 3, 4))
+
+    real, calls = service._resolve_locked, []
+
+    def failing(db, game_id, *args, **kwargs):
+        calls.append(game_id)
+        if len(calls) == 3:
+            db.execute("insert into events (game_id, phase, seq, data) values ('g1', 99, 0, '{}')")  # rolled back
+            raise RuntimeError("boom")
+        return real(db, game_id, *args, **kwargs)
+
+    monkeypatch.setattr(service, "_resolve_locked", failing)
+    with pytest.raises(RuntimeError, match="boom"):
+        host.autoplay(db, "g1", max_phases=5, turns=str(turns))
+    assert read_game(db)["phase"] == 6  # turns 4 and 5 stored, the 3rd (turn 6) rolled back alone
+    assert db.execute("select count(*) from events where phase = 99").fetchone()[0] == 0
+    assert db.execute("select count(*) from phases where game_id = 'g1' and number = 6 and resolved is null").fetchone()[0] == 1
+    assert db.execute("select count(*) from submissions where phase = 6").fetchone()[0] == 0
+    assert (turns / "g1" / "6" / "reports" / "a.txt").is_file() and not (turns / "g1" / "7").exists()
+    monkeypatch.setattr(service, "_resolve_locked", real)
+    assert host.autoplay(db, "g1", max_phases=2, turns=str(turns))[0].turn == 6
+    assert host.replay(db, "g1")["ok"]
+
+
+def read_game(db):
+    from pbem.host import read
+
+    return read.game(db, "g1")

@@ -908,52 +908,98 @@ def autoplay(db, game_id: str, max_phases: int | None = None, turns: str | Path 
     ends or `max_phases` turns are resolved. Reproducible: the bots' choices are seeded from
     the game seed and the turn.
 
-    Issue 17: one write transaction a turn, holding the bots' submissions and the resolution
-    (as `resolve` would store them, report files written after its commit), each row read once."""
-    from random import Random
-
+    Issue 17: each turn holds the bots' submissions and the resolution (as `resolve` would
+    store them), each row read once, in a savepoint of its own; the turns of about
+    _BATCH_SECONDS share one write transaction (one commit, not one a turn; a concurrent
+    submit or ingest waits that long at most: see _autoplay_batch). Whatever a kill leaves,
+    the game is at a turn whole (the last turns not committed are played again by the next
+    run); the report files of a turn are written only after the commit that holds it, and
+    the next run restores any that are missing."""
     rules = get_rules(_game(db, game_id)["type"])
     results: list[Resolved] = []
     if turns is not None:
         restore_report_files(db, turns)  # as `resolve` does first
-    while max_phases is None or len(results) < max_phases:
-        with store.write_transaction(db):
-            game = _game(db, game_id)
-            if game["status"] != "running":
+    while (max_phases is None or len(results) < max_phases) and _autoplay_batch(db, game_id, rules, max_phases, turns, results):
+        pass
+    return results
+
+
+def _autoplay_batch(db, game_id: str, rules, max_phases: int | None, turns, results: list[Resolved]) -> bool:
+    """One write transaction of `autoplay` (issue 17): its turns, each in a savepoint, until
+    about _BATCH_SECONDS have passed, `max_phases` turns are played or the game is over;
+    then the commit, and only then the report files of each turn. The results go into
+    `results`; False once the game is no longer running. A turn that fails is rolled back
+    alone: the turns before it are committed and their files written, then the error is
+    raised. An error of the store or the machine (sqlite3.Error, MemoryError) rolls the whole
+    transaction back and is raised (the next run plays its turns again)."""
+    started = time.monotonic()
+    taken: list[tuple[Resolved, dict | None]] = []
+    running = True
+    failure = None
+    with store.write_transaction(db):
+        while max_phases is None or len(results) < max_phases:
+            if taken and time.monotonic() - started >= _BATCH_SECONDS:
                 break
-            number = game["phase"]
-            row = db.execute("select state, deadline from phases where game_id = ? and number = ?", [game_id, number]).fetchone()
-            if row is None:
-                raise NotFound(f"game '{game_id}' has no turn {number}")
-            state = loads(row[0])
-            seats = _players(db, game_id)
-            latest = read.latest_submissions(db, game_id, number)
-            scripts: dict[int, Script] = {}  # by submission id
-            for player in engine.active_players(rules, state):
-                if player in latest:
-                    continue
-                rng = Random(f"{game['seed']}/bot/{number}/{player}")
-                lines = bot_script(rules, state, player, rng)
-                raw = ("\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n").encode()
-                script = read_script(decode(raw))  # read once, for the submission and the resolution
-                ack = submit(db, game_id, player, raw, source="bot", trusted=True, known=(game, seats), script=script,
-                             savepoint=False)  # the turn's transaction is the savepoint: a failure rolls it all back
-                scripts[ack.submission_id] = script
-                if ack.status != "rejected":  # as read.latest_submissions would read it back
-                    latest[player] = ack.stored
-            result, texts = _resolve_locked(db, game_id, False, turns, False,
-                                            known={"game": game, "players": seats, "state": state, "deadline": row[1],
-                                                   "scripts": scripts, "latest": latest})
-            if texts is not None:
-                failpoint("resolve-before-commit")
+            try:
+                with db.atomic():  # a savepoint: a turn that fails is rolled back alone
+                    turn = _autoplay_turn(db, game_id, rules, turns)
+            except (sqlite3.Error, MemoryError):
+                raise  # the whole transaction is rolled back
+            except Exception as err:
+                failure = err
+                break
+            if turn is None:
+                running = False
+                break
+            taken.append(turn)
+            results.append(turn[0])
+        if any(texts is not None for _, texts in taken):
+            failpoint("resolve-before-commit")
+    if any(texts is not None for _, texts in taken):
+        failpoint("resolve-after-commit")
+    for result, texts in taken:
         if texts is not None:
-            failpoint("resolve-after-commit")
             try:
                 _write_report_files(turns, game_id, result.turn + 1, texts)
             except OSError as err:  # as resolve: the turn is stored; a later run restores the files
                 result.warning = _files_warning(err)
-        results.append(result)
-    return results
+    if failure is not None:
+        raise failure
+    return running
+
+
+def _autoplay_turn(db, game_id: str, rules, turns) -> tuple[Resolved, dict | None] | None:
+    """One turn of `autoplay` in the open transaction: the bots' submissions of the seats
+    with none, then the resolution (as _resolve_locked returns it); None when the game is
+    not running."""
+    from random import Random
+
+    game = _game(db, game_id)
+    if game["status"] != "running":
+        return None
+    number = game["phase"]
+    row = db.execute("select state, deadline from phases where game_id = ? and number = ?", [game_id, number]).fetchone()
+    if row is None:
+        raise NotFound(f"game '{game_id}' has no turn {number}")
+    state = loads(row[0])
+    seats = _players(db, game_id)
+    latest = read.latest_submissions(db, game_id, number)
+    scripts: dict[int, Script] = {}  # by submission id
+    for player in engine.active_players(rules, state):
+        if player in latest:
+            continue
+        rng = Random(f"{game['seed']}/bot/{number}/{player}")
+        lines = bot_script(rules, state, player, rng)
+        raw = ("\n".join([f"GAME {game_id}", f"PLAYER {player}", *lines, "END"]) + "\n").encode()
+        script = read_script(decode(raw))  # read once, for the submission and the resolution
+        ack = submit(db, game_id, player, raw, source="bot", trusted=True, known=(game, seats), script=script,
+                     savepoint=False)  # the turn's savepoint: a failure rolls it all back
+        scripts[ack.submission_id] = script
+        if ack.status != "rejected":  # as read.latest_submissions would read it back
+            latest[player] = ack.stored
+    return _resolve_locked(db, game_id, False, turns, False,
+                           known={"game": game, "players": seats, "state": state, "deadline": row[1],
+                                  "scripts": scripts, "latest": latest})
 
 
 def replay(db, game_id: str) -> dict:
