@@ -116,7 +116,9 @@ def _events(db, gid: str) -> dict[int, list[dict]]:
 # Private orders of one bare word that every player may send: searching the published text for
 # the word itself ("none set", "done") would find the language, not the order. Whether such an
 # order's event reached anyone else is checked on the events themselves (private_events).
-BARE = frozenset({"none", "done", "pass"})
+# Faith's `levelup` is one too: the intervention it orders is public once resolved, and its event
+# names the power ("levelup") in the turn after, as every intervention's does.
+BARE = frozenset({"none", "done", "pass", "levelup"})
 
 
 def secrets_of(db, gid: str) -> list[Secret]:
