@@ -869,6 +869,17 @@ class GodsRules(Rules):
         public = self.view(state, None)
         return [public if v is None else {**public, "you": v} for v in viewers]
 
+    def summaries(self, views):
+        """summary reads nothing of `you`: the views that share every other part (views: the
+        public view and each god's) share one summary, worked out once (issue 17)."""
+        out, made = [], {}
+        for v in views:
+            key = tuple((k, id(x)) for k, x in v.items() if k != "you")  # the views are alive: no id reused
+            if key not in made:
+                made[key] = self.summary(v)
+            out.append(made[key])
+        return out
+
     def summary(self, view):
         """The position as a score sheet: whose turn, the display, the piles and the stocks."""
         def listed(names):

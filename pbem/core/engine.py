@@ -250,6 +250,11 @@ class Rules:
         and the site show it beside the map and the standings; no state key is shown raw."""
         return []
 
+    def summaries(self, views: list[dict]) -> list[list[tuple[str, str]]]:
+        """summary(v) for each of `views` (one turn's, from views), in order (issue 17: a game
+        whose views share the parts its summary reads may work it out once). Read only."""
+        return [self.summary(v) for v in views]
+
     def outcome(self, state: dict) -> dict | None:
         """None while the game runs; else {"winners": [...], "scores": {...}, ...}."""
         return state["flow"].get("outcome")

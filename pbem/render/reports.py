@@ -278,7 +278,9 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
     report = environment().get_template("report.txt.j2")
     out = {}
     viewers = [None] + [p["name"] for p in players]
-    for viewer, view in zip(viewers, rules.views(state, viewers)):
+    views = rules.views(state, viewers)
+    summaries = rules.summaries(views)  # the position in labelled words, from each viewer's view
+    for viewer, view, summary in zip(viewers, views, summaries):
         ctx = dict(base)
         ctx.update(
             player=viewer,
@@ -288,7 +290,7 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
             asked=viewer in asked,
             prompt=next((r.prompt for r in requests if r.player == viewer), ""),
             order_groups=_order_groups(rules, state, viewer) if viewer in asked else [],
-            summary=rules.summary(view),  # the position in labelled words, from this viewer's view
+            summary=summary,
             press=press.get(viewer or "", []),  # the press this viewer may read, senders as they may see them
         )
         own = set(ctx) - set(base)
