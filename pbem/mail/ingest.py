@@ -50,6 +50,7 @@ import logging
 import os
 import re
 import sqlite3
+import time
 from contextlib import contextmanager
 from email.message import Message
 from email.parser import BytesHeaderParser
@@ -256,12 +257,14 @@ def _record(db, row: dict, out: Outcome) -> None:
 
 
 def ingest(db, paths: list[str | Path], own_address: str | None = None, on_result: Callable[[Outcome], None] | None = None,
-           batch: int = 100, max_bytes: int = MAX_MESSAGE_BYTES, turns: str | None = None) -> Tally:
+           batch: int = 1000, max_bytes: int = MAX_MESSAGE_BYTES, turns: str | None = None,
+           batch_seconds: float = 0.25) -> Tally:
     """Ingest every message under `paths` (see the module docstring). Messages are committed
-    in batches (one transaction, each message in its own savepoint), so a crash loses at
-    most a batch that re-ingesting redoes -- and none that was reported: `on_result` sees
-    each outcome once its batch is committed (nothing is told accepted that a crash could
-    still take back). Returns the tally."""
+    in batches (one transaction, each message in its own savepoint) of `batch` messages or
+    about `batch_seconds` (issue 17: the write lock is held no longer, as resolve --all
+    does), so a crash loses at most a batch that re-ingesting redoes -- and none that was
+    reported: `on_result` sees each outcome once its batch is committed (nothing is told
+    accepted that a crash could still take back). Returns the tally."""
     ctx = Context(own=clean_address(own_address), max_bytes=max_bytes, turns=turns, rows={})
     tally = Tally()
     items = list(iter_items(paths))
@@ -282,10 +285,11 @@ def ingest(db, paths: list[str | Path], own_address: str | None = None, on_resul
                     conn.execute("BEGIN IMMEDIATE")
                     ctx.rows.clear()  # another process may have changed a game since the last commit
                     ctx.next_inbox = None
+                    started = time.monotonic()
                 result = ingest_item(db, item, ctx)
                 tally.results.append(result)
                 done.append(result)
-                if len(done) >= batch:
+                if len(done) >= batch or time.monotonic() - started >= batch_seconds:
                     commit()
             if conn.in_transaction:
                 commit()
