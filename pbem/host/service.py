@@ -68,6 +68,21 @@ def _insert_row(db, table: str, row: dict) -> None:
                list(row.values()))
 
 
+def _after_commit(taken: list[tuple], turns: str | Path | None) -> None:
+    """Once the commit that holds them is made (resolve --all, autoplay): each turn resolved
+    in it (`taken`: (Resolved, its report texts or None)) gets its report files. A file that
+    cannot be written is the result's warning: the turn is stored, and the files are copies a
+    later run restores."""
+    if any(texts is not None for _, texts in taken):
+        failpoint("resolve-after-commit")
+    for result, texts in taken:
+        if texts is not None:
+            try:
+                _write_report_files(turns, result.game_id, result.turn + 1, texts, rendered=True)
+            except OSError as err:
+                result.warning = _files_warning(err)
+
+
 def _write_report_files(turns: str | Path | None, game_id: str, number: int, texts: dict[str, str],
                         rendered: bool = False) -> None:
     """The report files of a turn (`rendered`: `texts` are reporting.render's, printable already)."""
@@ -822,14 +837,7 @@ def _resolve_batch(db, games: list[str], at: list[int], force: bool, turns, max_
             at[:] = [at[0] + 1, 0]
         if any(texts is not None for _, texts in taken):
             failpoint("resolve-before-commit")
-    if any(texts is not None for _, texts in taken):
-        failpoint("resolve-after-commit")
-    for result, texts in taken:
-        if texts is not None:
-            try:
-                _write_report_files(turns, result.game_id, result.turn + 1, texts, rendered=True)
-            except OSError as err:  # the turn is stored; the files are copies a later run restores
-                result.warning = _files_warning(err)
+    _after_commit(taken, turns)
     if failure is not None:
         raise failure
 
@@ -955,14 +963,7 @@ def _autoplay_batch(db, game_id: str, rules, max_phases: int | None, turns, resu
             results.append(turn[0])
         if any(texts is not None for _, texts in taken):
             failpoint("resolve-before-commit")
-    if any(texts is not None for _, texts in taken):
-        failpoint("resolve-after-commit")
-    for result, texts in taken:
-        if texts is not None:
-            try:
-                _write_report_files(turns, game_id, result.turn + 1, texts)
-            except OSError as err:  # as resolve: the turn is stored; a later run restores the files
-                result.warning = _files_warning(err)
+    _after_commit(taken, turns)
     if failure is not None:
         raise failure
     return running
