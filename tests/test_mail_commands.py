@@ -195,6 +195,14 @@ def test_one_message_gets_each_mail_once_and_a_few_mails_at_most(game, tmp_path)
     out, mail = send(db, tmp_path, "bob@example.org", body)
     assert len(mail["bob@example.org"]) == commands.MAX_OWN_MAILS + 1
     assert "REFUSED: not sent: one message gets at most 3 mails of their own" in reply_of(mail, "bob@example.org")
+    # LIST sixty times made one reply of sixty game lists; the same request is answered once
+    out, mail = send(db, tmp_path, "lister@example.com", "LIST\n" * 60, subject="hello")
+    reply = reply_of(mail, "lister@example.com")
+    assert reply.count("done:") == 1 and reply.count("answered once") == commands.MAX_REQUESTS - 1
+    # only a mail sent counts towards the few: refused HISTORY requests leave room for HELP
+    body = "HISTORY g1 7\nHISTORY g1 8\nHISTORY g1 9\nHELP\n"
+    out, mail = send(db, tmp_path, "asker@example.com", body, subject="[g1] hello")
+    assert [r["kind"] for r in mail["asker@example.com"]].count("help") == 1, mail["asker@example.com"]
 
 
 def test_a_refused_request_does_not_stop_the_others(game, tmp_path):

@@ -640,7 +640,9 @@ def observe(m: Incoming) -> Answer:
                             f"message with this line from this address:\n\n    OBSERVE {gid} CONFIRM {code}\n\n"
                             "If you did not ask for it, ignore this mail: nothing more will come.",
                       f"OBSERVE {gid}: confirmation asked")
-    if len(how) < 2 or how[1].lower() != code:
+    if len(how) < 2:
+        return Answer.refused(f"OBSERVE {gid} CONFIRM needs the code: send OBSERVE {gid} to have it mailed to {m.sender}")
+    if how[1].lower() != code:
         return Answer.refused(f"OBSERVE {gid} CONFIRM: that is not the code sent to {m.sender} "
                               f"(send OBSERVE {gid} for it)")
     return Answer(True, seats.observe(m.db, gid, m.sender), f"OBSERVE {gid}")
@@ -863,7 +865,8 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     seat_checked = False
     seat_refusal: str | None = None
     answers: list[tuple[Request | None, Answer]] = []
-    own_mails: set[tuple] = set()
+    asked: set[tuple] = set()  # the requests met so far: the same one again is answered once
+    sent = 0  # the requests answered by a mail of their own so far
     for i, r in enumerate(requests):
         m.request = r
         if i == MAX_REQUESTS:  # one message cannot make the judge do (or send) without end
@@ -871,17 +874,17 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
             answers.append((r, Answer.refused(f"not read: this and the {rest - 1} request(s) after it; one message "
                                               f"takes at most {MAX_REQUESTS} requests")))
             break
-        if r is not None and r.name in OWN_MAIL:
-            key = (r.name, tuple((a or "").lower() for a in r.args))
-            if key in own_mails:
+        if r is not None:
+            key = (r.name, tuple((a or "").lower() for a in r.args), tuple(r.body))
+            if key in asked:  # LIST sixty times made one reply of sixty game lists
                 answers.append((r, Answer.refused("the same request as an earlier line: answered once")))
                 continue
-            if len(own_mails) >= MAX_OWN_MAILS:
+            asked.add(key)
+            if r.name in OWN_MAIL and sent >= MAX_OWN_MAILS:
                 answers.append((r, Answer.refused(
                     f"not sent: one message gets at most {MAX_OWN_MAILS} mails of their own (REPORT, HISTORY, HELP, "
                     "SEND PASSWORD); ask for the others in another message")))
                 continue
-            own_mails.add(key)
         command = COMMANDS["orders" if r is None else r.name]
         answer: Answer
         if command.needs in ("player", "seat"):
@@ -908,7 +911,9 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
         elif command.needs == "sender" and not m.sender:
             answers.append((r, Answer.refused(f"{command.title} needs a From address to answer")))
             continue
-        answers.append((r, _run(m, command)))
+        answer = _run(m, command)
+        sent += bool(r is not None and r.name in OWN_MAIL and answer.ok)  # a refused one sent nothing
+        answers.append((r, answer))
     return _conclude(m, answers)
 
 
