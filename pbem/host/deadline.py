@@ -57,3 +57,15 @@ class Bounded:
                 return value(*args, **kwargs)
 
         return call
+
+
+def described(err: BaseException) -> str:
+    """What to tell of a failed exchange: the bound it overran, when an `Overdue` is behind
+    `err` (a library may have turned it into its own "connection closed"), else the error's
+    kind and words."""
+    seen = err
+    while seen is not None:
+        if isinstance(seen, Overdue):
+            return str(seen)
+        seen = seen.__context__ or seen.__cause__
+    return f"{type(err).__name__}: {err}"

@@ -306,7 +306,7 @@ def fetch(db, s: ImapSettings, *, on_stored: Callable[[int, int], None] | None =
     except (IMAPClientError, OSError) as err:
         if isinstance(err, FetchError):
             raise
-        raise FetchError(f"{s.describe()}: the connection failed while fetching ({type(err).__name__}: {_text(err)}); "
+        raise FetchError(f"{s.describe()}: the connection failed while fetching ({_text(deadline.described(err))}); "
                          "what was stored is kept, the rest comes next time") from None
     finally:
         _close(client)

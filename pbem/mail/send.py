@@ -230,6 +230,13 @@ class _SMTP_SSL(_ReplyCap, smtplib.SMTP_SSL):
     pass
 
 
+def _why(err: BaseException) -> str:
+    """A failed exchange in the GM's words: what the server answered, or the bound it overran."""
+    if isinstance(err, smtplib.SMTPResponseException):
+        return f"the server answered {err.smtp_code} {_decode(err.smtp_error)}"
+    return deadline.described(err)
+
+
 def _connect(settings: MailSettings) -> smtplib.SMTP:
     host, port = settings.host, settings.effective_port
     try:
@@ -256,7 +263,7 @@ def _connect(settings: MailSettings) -> smtplib.SMTP:
     except smtplib.SMTPNotSupportedError as err:
         raise PbemError(f"{settings.describe()}: {err}") from None
     except (OSError, smtplib.SMTPException) as err:
-        raise _Temporary(f"cannot connect to {settings.describe()}: {type(err).__name__}: {err}") from None
+        raise _Temporary(f"cannot connect to {settings.describe()}: {_why(err)}") from None
 
 
 def _deliver(smtp: smtplib.SMTP, msg: EmailMessage, sender: str, to_addr: str) -> tuple[str, str]:
@@ -278,7 +285,7 @@ def _deliver(smtp: smtplib.SMTP, msg: EmailMessage, sender: str, to_addr: str) -
             raise _Temporary(f"{err.smtp_code} {_decode(err.smtp_error)}") from None
         return ("deferred" if err.smtp_code < 500 else "failed"), f"{err.smtp_code} {_decode(err.smtp_error)}"
     except (OSError, smtplib.SMTPException) as err:
-        raise _Temporary(f"{type(err).__name__}: {err}") from None
+        raise _Temporary(_why(err)) from None
     if refused:
         code, text = next(iter(refused.values()))
         return ("deferred" if 400 <= code < 500 else "failed"), f"{code} {_decode(text)}"
