@@ -12,7 +12,7 @@ import os
 import re
 import sqlite3
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -68,11 +68,18 @@ def _insert_row(db, table: str, row: dict) -> None:
                list(row.values()))
 
 
-def _after_commit(taken: list[tuple], turns: str | Path | None) -> None:
-    """Once the commit that holds them is made (resolve --all, autoplay): each turn resolved
-    in it (`taken`: (Resolved, its report texts or None)) gets its report files. A file that
-    cannot be written is the result's warning: the turn is stored, and the files are copies a
-    later run restores."""
+@contextmanager
+def _one_commit(db, turns: str | Path | None):
+    """A write transaction of turns (resolve --all, autoplay: issue 17), yielding the list the
+    body fills with (Resolved, its report texts or None) for each turn it stores; then the
+    commit, and only once it is made each turn's report files. A body that raises stores
+    nothing and writes no file. A file that cannot be written is the result's warning: the
+    turn is stored, and the files are copies a later run restores."""
+    taken: list[tuple[Resolved, dict | None]] = []
+    with store.write_transaction(db):
+        yield taken
+        if any(texts is not None for _, texts in taken):
+            failpoint("resolve-before-commit")
     if any(texts is not None for _, texts in taken):
         failpoint("resolve-after-commit")
     for result, texts in taken:
@@ -805,9 +812,8 @@ def _resolve_batch(db, games: list[str], at: list[int], force: bool, turns, max_
     (sqlite3.Error, MemoryError: the same for every game) rolls the whole transaction back
     and is raised: none of its turns is stored, and the next run takes them again."""
     started = time.monotonic()
-    taken: list[tuple[Resolved, dict | None]] = []
     failure = None
-    with store.write_transaction(db):
+    with _one_commit(db, turns) as taken:
         while at[0] < len(games) and not (taken and (len(taken) >= _BATCH_GAMES
                                                      or time.monotonic() - started >= _BATCH_SECONDS)):
             game_id, passes = games[at[0]], at[1]
@@ -835,9 +841,6 @@ def _resolve_batch(db, games: list[str], at: list[int], force: bool, turns, max_
                 at[1] += 1  # its next turn is due too: in the next transaction
                 break
             at[:] = [at[0] + 1, 0]
-        if any(texts is not None for _, texts in taken):
-            failpoint("resolve-before-commit")
-    _after_commit(taken, turns)
     if failure is not None:
         raise failure
 
@@ -941,10 +944,9 @@ def _autoplay_batch(db, game_id: str, rules, max_phases: int | None, turns, resu
     raised. An error of the store or the machine (sqlite3.Error, MemoryError) rolls the whole
     transaction back and is raised (the next run plays its turns again)."""
     started = time.monotonic()
-    taken: list[tuple[Resolved, dict | None]] = []
     running = True
     failure = None
-    with store.write_transaction(db):
+    with _one_commit(db, turns) as taken:
         while max_phases is None or len(results) < max_phases:
             if taken and time.monotonic() - started >= _BATCH_SECONDS:
                 break
@@ -961,9 +963,6 @@ def _autoplay_batch(db, game_id: str, rules, max_phases: int | None, turns, resu
                 break
             taken.append(turn)
             results.append(turn[0])
-        if any(texts is not None for _, texts in taken):
-            failpoint("resolve-before-commit")
-    _after_commit(taken, turns)
     if failure is not None:
         raise failure
     return running
