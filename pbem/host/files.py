@@ -9,6 +9,7 @@ import secrets
 import stat
 from pathlib import Path
 
+
 def shown(path: str | os.PathLike) -> str:
     """A file name fit to store and print (issue 17): a name that is not valid UTF-8 (its
     bytes kept as surrogates by Python) has those bytes as \\xNN escapes; any other name is

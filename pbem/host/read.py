@@ -15,6 +15,17 @@ from pbem.core.errors import NotFound
 from pbem.host.store import loads
 
 
+def kept(rows: dict | None, key: tuple, compute):
+    """`compute()`, worked out once while `rows` keeps it (issue 17: a caller's rows read in a
+    transaction while nothing changes them, e.g. an ingest batch's Context.rows); without
+    `rows`, each time."""
+    if rows is None:
+        return compute()
+    if key not in rows:
+        rows[key] = compute()
+    return rows[key]
+
+
 def rows(db, sql: str, params=()) -> list[dict]:
     """The rows of a query, as dicts."""
     cur = db.execute(sql, list(params))

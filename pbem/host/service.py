@@ -346,13 +346,8 @@ def _checked(db, rules, game: dict, player: str, script: Script, kept: dict | No
     same orders mailed again and again), each caller getting its own copies. `kept`: where
     the caller keeps rows it read in this transaction while nothing changes them (the phase's
     state hash is read once a run, as the mail layer's Context.rows)."""
-    where = ("state_hash", game["id"], game["phase"])
-    if kept is not None and where in kept:
-        row = kept[where]
-    else:
-        row = db.execute("select state_hash from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone()
-        if kept is not None:
-            kept[where] = row
+    row = read.kept(kept, ("state_hash", game["id"], game["phase"]), lambda: db.execute(
+        "select state_hash from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone())
     key = (game["type"], row[0] if row else None, player, tuple((line.number, line.text) for line in script.lines))
     found = _CHECKS.get(key) if row and row[0] else None
     if found is None:
@@ -378,13 +373,7 @@ def _asked(db, rules, game: dict, kept: dict | None = None) -> list[str]:
     """The players asked for orders in the game's open turn (engine.active_players); issue 17:
     with `kept` (see `_checked`), worked out once while it is kept, not from the turn's state
     read and decoded again for each message sent out of turn."""
-    where = ("asked", game["id"], game["phase"])
-    if kept is not None and where in kept:
-        return kept[where]
-    asked = engine.active_players(rules, current_state(db, game))
-    if kept is not None:
-        kept[where] = asked
-    return asked
+    return read.kept(kept, ("asked", game["id"], game["phase"]), lambda: engine.active_players(rules, current_state(db, game)))
 
 
 _SUBMISSION_COLUMNS = ("id", "game_id", "phase", "player", "received", "source", "raw", "sha256", "status", "ack", "ready")

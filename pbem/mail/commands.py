@@ -35,7 +35,7 @@ from pathlib import Path
 from pbem import host, render
 from pbem.core.errors import NotFound, PbemError
 from pbem.core.registry import game_types, order_doc
-from pbem.host import outbox
+from pbem.host import outbox, read
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail.extract import Found, Request, choose, order_text
 from pbem.mail.formats import Item
@@ -178,25 +178,14 @@ class Incoming:
         the GAME line, name the same game). Only for the look-ups before a handler runs: a
         handler may change a game."""
         key = name.lower() if name else name
-        if key not in self.games_seen:
-            kept = self.ctx.rows
-            if kept is not None and ("game", key) in kept:
-                row = kept[("game", key)]
-                self.games_seen[key] = dict(row) if row else row
-            else:
-                self.games_seen[key] = _known_game(self.db, name)
-                if kept is not None:
-                    kept[("game", key)] = dict(self.games_seen[key]) if self.games_seen[key] else None
+        if key not in self.games_seen:  # (a copy of the row kept for the run: a handler may change its own)
+            row = read.kept(self.ctx.rows, ("game", key), lambda: _known_game(self.db, name))
+            self.games_seen[key] = dict(row) if row else None
         return self.games_seen[key]
 
     def game_players(self, game_id: str) -> list[dict]:
         """`host.players`, read once a run while no message changes them (see Context.rows)."""
-        kept = self.ctx.rows
-        if kept is None:
-            return host.players(self.db, game_id)
-        if ("players", game_id) not in kept:
-            kept[("players", game_id)] = host.players(self.db, game_id)
-        return [dict(p) for p in kept[("players", game_id)]]
+        return [dict(p) for p in read.kept(self.ctx.rows, ("players", game_id), lambda: host.players(self.db, game_id))]
 
     def ignore(self, why: str) -> Outcome:
         self.out.outcome, self.out.reason = "ignored", why
@@ -690,12 +679,12 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
     Command("join", "sender", answer=join),
     Command("observe", "sender", answer=observe),
 )}
-_LEGACY = ("orders", "report", "help")
+_LEGACY = ("orders", "report", "help")  # answered as before when a message carries nothing else
 # issue 17: one message's requests are answered up to these limits (a forged From asking
 # HISTORY a thousand times made a thousand mails to somebody who never asked)
 MAX_REQUESTS = 50  # requests read from one message
-MAX_OWN_MAILS = 3  # different requests of one message answered by a mail of their own
-OWN_MAIL = {"report", "history", "help", "send_password"}  # answered as before when a message carries nothing else
+MAX_OWN_MAILS = 3  # requests of one message answered by a mail of their own (each asked once)
+OWN_MAIL = {"report", "history", "help", "send_password"}  # the requests answered by a mail of their own
 
 
 # --- dispatching ----------------------------------------------------------------------------------

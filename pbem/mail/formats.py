@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from pbem.core.errors import PbemError
-from pbem.host.files import open_regular, read_regular, shown  # noqa: F401 - read only regular files
+from pbem.host.files import open_regular, read_regular, shown  # regular files only; names fit to store
 
 log = logging.getLogger("pbem.mail")
 
