@@ -62,12 +62,6 @@ def _store_reports(db, game_id: str, number: int, texts: dict[str, str]) -> None
                         [(game_id, number, who, text) for who, text in texts.items()])  # issue 17: plain SQL
 
 
-def _insert_row(db, table: str, row: dict) -> None:
-    """INSERT of one row by plain SQL (issue 17: no schema look-up by sqlite-utils)."""
-    db.execute(f"INSERT INTO [{table}] ({', '.join(f'[{k}]' for k in row)}) VALUES ({', '.join('?' * len(row))})",
-               list(row.values()))
-
-
 @contextmanager
 def _one_commit(db, turns: str | Path | None):
     """A write transaction of turns (resolve --all, autoplay: issue 17), yielding the list the
@@ -648,7 +642,7 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
     awaited = engine.active_players(rules, res.state)  # the players asked in the turn opened (issue 17: worked out once)
     state_text = dumps(res.state)  # issue 17: encoded once; engine.state_hash is the SHA-256 of this text
     state_hash = hashlib.sha256(state_text.encode()).hexdigest()
-    _insert_row(db, "phases", {
+    store.insert(db, "phases", {
         "game_id": game_id, "number": new_number, "state": state_text,
         "state_hash": state_hash, "active": dumps(awaited),
         "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,

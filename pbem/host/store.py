@@ -11,6 +11,7 @@ import os
 import sqlite3
 import time
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 from pbem.core.errors import NotFound, PbemError
@@ -288,6 +289,17 @@ def write_transaction(db):
         raise
     else:
         db.conn.execute("COMMIT")
+
+
+def insert(db, table: str, row: dict) -> int:
+    """INSERT of one row by plain SQL (issue 17: no schema look-up by sqlite-utils, and the
+    statement built once for each table and set of columns); returns its rowid."""
+    return db.execute(_insert_sql(table, tuple(row)), list(row.values())).lastrowid
+
+
+@lru_cache(maxsize=64)
+def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO [{table}] ({', '.join(f'[{c}]' for c in columns)}) VALUES ({', '.join('?' * len(columns))})"
 
 
 def kept_secret(db, key: str) -> str | None:

@@ -55,12 +55,11 @@ from contextlib import contextmanager
 from email.message import Message
 from email.parser import BytesHeaderParser
 from email.policy import compat32
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
 from pbem.core.errors import PbemError
-from pbem.host import schedule
+from pbem.host import schedule, store
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail import settings
 from pbem.mail import guard
@@ -199,7 +198,7 @@ def ingest_item(db, item: Item, ctx: Context) -> Outcome:
         ctx.next_inbox = None
         out = Outcome(item.origin, "rejected", f"unreadable: {type(err).__name__}: {header_safe(err, 200)}")
         with db.atomic():
-            out.inbox_id = _insert(db, "inbox", dict(row, outcome="rejected", reason=out.reason))
+            out.inbox_id = store.insert(db, "inbox", dict(row, outcome="rejected", reason=out.reason))
     return out
 
 
@@ -236,23 +235,13 @@ def _set_aside(db, item: Item, out: Outcome, limit: int) -> Outcome:
         "game_id": None, "player": None, "submission_id": None, "outbox_id": None,
     }
     with db.atomic():
-        out.inbox_id = _insert(db, "inbox", row)
+        out.inbox_id = store.insert(db, "inbox", row)
     return out
-
-
-def _insert(db, table: str, row: dict) -> int:
-    return db.execute(_insert_sql(table, tuple(row)), list(row.values())).lastrowid
-
-
-@lru_cache(maxsize=64)
-def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
-    """The INSERT statement of a row of these columns (issue 17: built once, not per message)."""
-    return f"insert into [{table}] ({', '.join(f'[{c}]' for c in columns)}) values ({', '.join('?' * len(columns))})"
 
 
 def _record(db, row: dict, out: Outcome) -> None:
     """The message's inbox row, with its outcome, under the id it was given (`ingest_item`)."""
-    _insert(db, "inbox", {"id": out.inbox_id, **row, "outcome": out.outcome, "reason": out.reason, "game_id": out.game_id,
+    store.insert(db, "inbox", {"id": out.inbox_id, **row, "outcome": out.outcome, "reason": out.reason, "game_id": out.game_id,
                           "player": out.player, "submission_id": out.submission_id, "outbox_id": out.outbox_id})
 
 
