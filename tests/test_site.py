@@ -736,6 +736,43 @@ def test_a_folder_of_somebody_elses_pages_is_never_overwritten(tmp_path):
     assert again.written == [] and (out / site_publish.MANIFEST).is_file()
 
 
+def test_a_game_folder_of_somebody_elses_files_is_never_overwritten(tmp_path):
+    """An attack found publish overwriting a GM's own games/g1/index.html and feed.atom (the
+    docs promise it never overwrites a file it did not write). A file at a path of a game's
+    pages that no manifest lists, in a folder whose index.html is not pbem's, is refused
+    before anything is written, whether the site has a manifest or not; a game folder of
+    pbem's own pages whose manifest was lost is taken over as before."""
+    db = open_db(str(tmp_path / "pbem.db"))
+    make_game(db, "gods", "g1", seed="31", finished=False, running_turns=2, players=["alice", "bob"])
+    home = tmp_path / "public_html"
+    (home / "games" / "g1").mkdir(parents=True)
+    (home / "games" / "g1" / "index.html").write_text("MY G1 NOTES\n")
+    (home / "games" / "g1" / "feed.atom").write_text("<feed>mine</feed>\n")
+    with pytest.raises(PbemError, match=r"already holds games/g1/feed\.atom, games/g1/index\.html, which pbem publish "
+                                        r"did not write"):
+        site_publish.publish(db, home)
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file()) == [
+        "games/g1/feed.atom", "games/g1/index.html"]
+    assert (home / "games" / "g1" / "index.html").read_text() == "MY G1 NOTES\n"
+    # a site with a manifest, and a new game whose folder holds somebody else's file
+    out = tmp_path / "site"
+    site_publish.publish(db, out)
+    make_game(db, "gods", "g2", seed="32", finished=False, running_turns=1, players=["alice", "bob"])
+    (out / "games" / "g2").mkdir(parents=True)
+    (out / "games" / "g2" / "map.svg").write_text("<svg>mine</svg>\n")
+    before = sorted((p.relative_to(out).as_posix(), p.read_bytes()) for p in out.rglob("*") if p.is_file())
+    with pytest.raises(PbemError, match=r"already holds games/g2/map\.svg, which"):
+        site_publish.publish(db, out)
+    assert sorted((p.relative_to(out).as_posix(), p.read_bytes()) for p in out.rglob("*") if p.is_file()) == before
+    (out / "games" / "g2" / "map.svg").unlink()
+    assert "games/g2/map.svg" in site_publish.publish(db, out).written
+    # pbem's own pages, their manifest and the game's part lost: taken over, nothing rewritten
+    (out / site_publish.MANIFEST).unlink()
+    shutil.rmtree(out / ".pbem-site")
+    again = site_publish.publish(db, out)
+    assert again.written == []
+
+
 def test_a_faith_claim_win_puts_the_winner_first_in_the_result_whatever_the_points(tmp_path):
     """L672 "Any player wins the game by proclaiming Victory" (a claim the others accept, L674):
     the winner heads the final standings and the points table, though the points (population on

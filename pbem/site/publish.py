@@ -640,10 +640,11 @@ def _remove(out_path: Path, old: dict, made: set[str], result: Published, say: C
 _SIGNATURES = {"index.html": b"Published by <code>pbem publish</code>", "style.css": b"/* pbem published site"}
 
 
-def _foreign_files(out_path: Path) -> list[str]:
-    """The files at the top of `out_path` that a site would overwrite and pbem did not write."""
+def _foreign_files(out_path: Path, only: tuple[str, ...] = tuple(_SIGNATURES)) -> list[str]:
+    """The files at the top of `out_path` (of `only`) that a site would overwrite and pbem did not write."""
     foreign = []
-    for name, signature in _SIGNATURES.items():
+    for name in only:
+        signature = _SIGNATURES[name]
         path = out_path / name
         try:
             st = path.lstat()
@@ -661,6 +662,26 @@ def _foreign_files(out_path: Path) -> list[str]:
             data = b""
         if signature not in data:
             foreign.append(name)
+    return foreign
+
+
+def _foreign_game_files(out_path: Path, outs: list[Output], known: dict) -> list[str]:
+    """The files a game's pages would overwrite that pbem did not write (issue 17): a file
+    already at one of its paths that the manifest does not list, in a game folder whose
+    index.html is not one of pbem's pages (a folder of pbem's pages whose manifest was lost is
+    pbem's, taken over as the top of the site is)."""
+    found = [o.path for o in outs if o.path not in known and os.path.lexists(out_path / o.path)]
+    if not found:
+        return []
+    ours: dict[str, bool] = {}
+    foreign = []
+    for rel in found:
+        folder = rel.rpartition("/")[0]
+        if folder not in ours:
+            ours[folder] = not _foreign_files(out_path / folder, only=("index.html",)) and (
+                out_path / folder / "index.html").is_file()
+        if not ours[folder]:
+            foreign.append(rel)
     return foreign
 
 
@@ -778,6 +799,12 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     ics = {gid: {u: e for u, e in (p.get("ics") or {}).items() if isinstance(e, list) and len(e) == 3}
            if isinstance(p.get("ics"), dict) else {} for gid, p in parts.items()}
     game_outs = {gid: _game_plan(g, base_url, press, records, announcements, reuse, ics[gid]) for gid, g in loaded.items()}
+    foreign = sorted(rel for gid, outs in game_outs.items()
+               for rel in _foreign_game_files(out_path, outs, parts[gid].get("files") or {}))
+    if foreign:  # refused before anything is written
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise PbemError(f"--out {out} already holds {shown}, which pbem publish did not write: publish into a new "
+                        "or empty folder, or move them away")
     dirs: dict[str, Path] = {}
     bar_cm = progress(len(site_outs) + sum(len(o) for o in game_outs.values())) if progress else None
     bar = bar_cm.__enter__() if bar_cm is not None else None
