@@ -312,6 +312,24 @@ def test_publish_by_hand_writes_the_loops_site_with_the_loops_links(tmp_path):
     assert r.returncode == 1 and "bogus" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
+def test_a_refused_publish_folder_is_named_as_the_gm_gave_it(tmp_path):
+    """An attack found `pbem run` (and `pbem publish` without --out) saying "--out DIR already
+    holds index.html" of a folder the GM gave as [run] publish_dir, with no --out anywhere:
+    the refusal names the setting the folder came from."""
+    setup(tmp_path, '[run]\npublish_dir = "site"\nfetch = false\nsend = false\n')
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("MY HOMEPAGE\n")
+    r = pbem(tmp_path, "run")
+    line = next(x for x in r.stdout.splitlines() if " publish: " in x)
+    assert "FAILED: the publish folder site already holds index.html" in line and "--out" not in line, r.stdout
+    r = pbem(tmp_path, "publish")
+    assert r.returncode == 1 and "--out" not in r.stderr, r.stderr
+    assert "pbem: the publish folder site (publish_dir in pbem.toml) already holds index.html" in r.stderr
+    r = pbem(tmp_path, "publish", "--out", "site")
+    assert r.returncode == 1 and "pbem: --out site already holds index.html" in r.stderr, r.stderr
+    assert (tmp_path / "site" / "index.html").read_text() == "MY HOMEPAGE\n"
+
+
 def test_a_run_whose_every_message_is_refused_fails(tmp_path):
     """A walk-through: `pbem run` exited 0 when the server refused every message for good
     (5xx), each set aside -- a relay that will not take the judge's mail needs the GM. One

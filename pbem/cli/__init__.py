@@ -501,6 +501,7 @@ def publish(
     from pbem.site.publish import publish as publish_site
 
     loop_dir = loop_url = None  # where and with which links `pbem run` publishes
+    named = out and f"--out {out}"  # how a refusal names the folder
     if out is None or base_url is None:
         try:
             loop = load_run_settings()
@@ -512,7 +513,7 @@ def publish(
     if out is None:
         if loop_dir is None:
             _fail("give --out DIR (or set publish_dir in pbem.toml's [run] table)", 2)
-        out = str(loop_dir)
+        out, named = str(loop_dir), f"the publish folder {loop_dir} (publish_dir in pbem.toml)"
     if base_url is None and loop_url and loop_dir and Path(out).expanduser().resolve() == loop_dir.resolve():
         base_url = loop_url  # the loop's site: the same links as `pbem run` writes
 
@@ -523,7 +524,7 @@ def publish(
 
     wrote: list[str] = []  # printed after the run, so they do not cut through the progress bar
     result = publish_site(_store(), out, base_url=base_url, games=game_ids or None,
-                          log=None if quiet else wrote.append, progress=progress, check=check)
+                          log=None if quiet else wrote.append, progress=progress, check=check, named=named)
     for line in wrote:
         typer.echo(line)
     trusted = f"{result.trusted} not looked at (nothing new; --check looks at them), " if result.trusted else ""

@@ -297,7 +297,8 @@ def _publish(db, ctx: dict) -> Step:
     folder = Path(out).expanduser()
     if row and row[0] == mark and folder.is_dir() and any(folder.iterdir()):
         return Step("publish", "idle", "nothing changed since the last publish")
-    result = publish(db, str(Path(out).expanduser()), base_url=ctx["run"].base_url)
+    result = publish(db, str(Path(out).expanduser()), base_url=ctx["run"].base_url,
+                     named=f"the publish folder {out}")
     with db.atomic():
         db.execute("insert or replace into run_state (key, value, at) values (?, ?, ?)",
                    [key, mark, schedule.iso(schedule.now())])

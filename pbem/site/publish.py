@@ -687,7 +687,7 @@ def _foreign_game_files(out_path: Path, outs: list[Output], known: dict) -> list
 
 def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[str] | None = None,
             log: Callable[[str], None] | None = None, progress: Callable[[int], object] | None = None,
-            check: bool = False) -> Published:
+            check: bool = False, named: str | None = None) -> Published:
     """Render every game (or the games named) into the folder `out`; write only what changed.
 
     A game with nothing new in the store since the last publish (its fingerprint, see
@@ -698,14 +698,16 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     that changed, the index and the style sheet are always looked at.
 
     `log` gets one line per file written or removed; `progress(total)` may return a context
-    manager with `.update(n)` (e.g. click.progressbar) to show progress on long runs."""
+    manager with `.update(n)` (e.g. click.progressbar) to show progress on long runs. `named`:
+    how the folder is named in a refusal (default "--out OUT"; pbem run names its setting)."""
     from pbem.host import press as host_press  # issue 13: public press on each game's page
     from pbem.host import read as host_read  # issue 13: the GM's public announcements
     from pbem.host import record as host_record  # a finished game's record, for `pbem verify`
 
+    named = named or f"--out {out}"
     out_path = Path(out)
     if out_path.exists() and not out_path.is_dir():
-        raise PbemError(f"--out {out} is a file, not a folder")
+        raise PbemError(f"{named} is a file, not a folder")
     out_path.mkdir(parents=True, exist_ok=True)
     out_path = out_path.resolve()
     every = list(db["games"].rows_where(order_by="created, id")) if db["games"].exists() else []
@@ -725,7 +727,7 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
         head = {}  # missing or unreadable: every file is looked at
         foreign = _foreign_files(out_path)
         if foreign:
-            raise PbemError(f"--out {out} already holds {' and '.join(foreign)}, which pbem publish did not write "
+            raise PbemError(f"{named} already holds {' and '.join(foreign)}, which pbem publish did not write "
                             f"(and no {MANIFEST}): publish into a new or empty folder, or move them away")
     entries = {gid: e for gid, e in (head.get("games") or {}).items() if isinstance(e, dict)}
     site_old = {p: v for p, v in (head.get("files") or {}).items() if isinstance(v, dict)}
@@ -736,7 +738,7 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
     path = _store_name(db)
     store = (host.kept_secret(db, STORE_ID) if path != ":memory:" else None) or path
     if (entries or site_old or migrated) and head.get("store") not in (None, store, path):
-        raise PbemError(f"--out {out} holds the site of another store, not of {path}: publish each store into its "
+        raise PbemError(f"{named} holds the site of another store, not of {path}: publish each store into its "
                         f"own folder (if this is the site of this store from before it was moved, delete {MANIFEST} "
                         "there: the next publish looks at every file and takes the folder over)")
     slugs: dict[str, str] = {}
@@ -803,7 +805,7 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
                for rel in _foreign_game_files(out_path, outs, parts[gid].get("files") or {}))
     if foreign:  # refused before anything is written
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-        raise PbemError(f"--out {out} already holds {shown}, which pbem publish did not write: publish into a new "
+        raise PbemError(f"{named} already holds {shown}, which pbem publish did not write: publish into a new "
                         "or empty folder, or move them away")
     dirs: dict[str, Path] = {}
     bar_cm = progress(len(site_outs) + sum(len(o) for o in game_outs.values())) if progress else None
