@@ -208,10 +208,18 @@ def test_unknown_game_player_or_file(cli, tmp_path, game, args, message):
     assert_only_logged(db, before, 0)
 
 
-def test_a_folder_is_not_an_order_file(cli, tmp_path, game):
+def test_a_folder_or_a_device_is_not_an_order_file(cli, tmp_path, game):
+    """Neither is read (a device such as /dev/zero would never end), and neither is called
+    missing: the message says what the path is."""
+    pw, db, lines = game
+    before = snapshot(db)
     r = cli("submit", "g1", "alice", str(tmp_path))
     clean(r, 1)
-    assert "no file" in r.stderr
+    assert f"'{tmp_path}' is a folder, not an order file" in r.stderr
+    r = cli("submit", "g1", "alice", "/dev/zero")
+    clean(r, 1)
+    assert "'/dev/zero' is not a regular file: not read" in r.stderr
+    assert_only_logged(db, before, 0)
 
 
 def test_unknown_game_in_an_empty_store(cli):

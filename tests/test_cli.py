@@ -481,7 +481,7 @@ def test_report_public_private_and_by_turn(cli, tmp_path):
     r = cli("report", "g1", "--turn", "1", "--player", "bob")
     assert r.exit_code == 0 and r.stdout.startswith("GODS -- game g1 -- turn 1\n") and "Report for bob" in r.stdout
     r = cli("report", "g1", "--turn", "9")
-    assert r.exit_code == 1 and "has no report for turn 9" in r.stderr and "Traceback" not in r.output
+    assert r.exit_code == 1 and "has no report for turn 9; turns 1 to 2 exist" in r.stderr and "Traceback" not in r.output
     r = cli("report", "g1", "--player", "zeus")
     assert r.exit_code == 1 and "no player 'zeus'" in r.stderr
     r = cli("report", "nope")

@@ -215,6 +215,16 @@ def test_wait_blocks_early_resolution_until_nowait(db, game, turns):
     unchanged(db, lambda: controls.wait(db, "g1", "zed", True), "has no player 'zed'")
 
 
+def test_wait_in_a_game_without_a_deadline_says_what_it_waits_for(db, turns):
+    """An attack found "will not resolve before its deadline (none set (the GM resolves when
+    all orders are in))": with no deadline, WAIT holds the turn until NOWAIT or the GM."""
+    created = host.new_game(db, "gods", "g2", ["alice", "bob"], seed="1", turns=turns)
+    assert read.game(db, "g2")["deadline"] is None and created
+    said = controls.wait(db, "g2", "alice", True)
+    assert said == "WAIT: turn 1 of g2 has no deadline: it will not resolve until you send NOWAIT or the GM resolves it."
+    assert host.due_games(db, turns) == []
+
+
 # --- absences ------------------------------------------------------------------------------------
 
 def test_an_absence_moves_a_deadline_inside_it_to_its_end(db, game):

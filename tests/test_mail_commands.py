@@ -464,3 +464,12 @@ def test_no_game_has_an_order_that_reads_as_a_mail_command():
 def test_command_lines(line, name, args):
     got = extract.command_of(line)
     assert (got == (name, args)) if name else got is None
+
+
+def test_history_of_a_turn_not_there_says_which_turns_are(game, tmp_path):
+    """An attack found "turns 1 to 1 exist" in the answer to HISTORY of a game at turn 1."""
+    db, pw = game
+    out, mail = send(db, tmp_path, "newbie@example.net", "HISTORY g1 7\n", subject="history")
+    assert "game 'g1' has no report for turn 7; only turn 1 exists" in reply_of(mail, "newbie@example.net")
+    out, mail = send(db, tmp_path, "newbie@example.net", "HISTORY g1 seven\n", subject="history")
+    assert "not a turn number: HISTORY g1 'seven'; only turn 1 exists" in reply_of(mail, "newbie@example.net")

@@ -285,8 +285,9 @@ def submit(
         raw = sys.stdin.buffer.read()
     else:
         path = Path(file)
-        if not path.is_file():
-            _fail(f"no file '{file}'")
+        if not path.is_file():  # a folder or a device (/dev/zero) is not read
+            _fail(f"no file '{file}'" if not path.exists() else f"'{file}' is a folder, not an order file"
+                  if path.is_dir() else f"'{file}' is not a regular file: not read")
         raw = path.read_bytes()
     ack = host.submit(_store(), game_id, player, raw, source="cli" if file == "-" else f"cli:{file}", trusted=gm)
     typer.echo(ack.text, nl=False)

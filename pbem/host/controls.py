@@ -490,6 +490,9 @@ def wait(db, game_id: str, player: str, on: bool) -> str:
         else:
             db.execute("delete from waits where game_id = ? and phase = ? and player = ?",
                        [game["id"], game["phase"], seat["name"]])
+    if on and not game["deadline"]:  # no deadline to wait for: only the GM resolves it then
+        return (f"WAIT: turn {game['phase']} of {game['id']} has no deadline: it will not resolve until you send "
+                "NOWAIT or the GM resolves it.")
     if on:
         return (f"WAIT: turn {game['phase']} of {game['id']} will not resolve before its deadline "
                 f"({_show(game, game['deadline'])}) unless you send NOWAIT.")

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from pbem.core import engine
 from pbem.core.errors import NotFound
+from pbem.core.words import turns_exist
 from pbem.core.registry import get_rules
 from pbem.host import read, schedule
 from pbem.host.store import loads
@@ -83,7 +84,7 @@ def report(db, game_id: str, player: str | None = None, turn: int | None = None)
         "select text from reports where game_id = ? and phase = ? and player = ?", [game_id, number, who]
     ).fetchone()
     if not row:
-        raise NotFound(f"game '{game_id}' has no report for turn {number}; turns 1 to {game['phase']} exist")
+        raise NotFound(f"game '{game_id}' has no report for turn {number}; {turns_exist(game['phase'])}")
     if number == game["phase"] and game["status"] == "running":
         return row[0] + orders_so_far(db, game, who)
     return row[0]

@@ -444,7 +444,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
                 raise PbemError(f"wrong phase: it is not your turn (awaiting {', '.join(asked) or 'nobody'})")
             if all(r.error == "invalid" for r in ack.lines if r.status == "rejected"):
                 raise InputError("parse errors: no line of these orders is an order of this game")
-            raise InputError("no usable orders: every line was rejected (each line says why); nothing was changed")
+            raise InputError("no usable orders: every line was rejected (each line says why)")
     except PbemError as err:
         ack.reason = str(err)
         ack.rule = _cite_whole(game["type"], ack.reason)

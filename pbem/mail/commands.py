@@ -35,6 +35,7 @@ from pathlib import Path
 from pbem import host, render
 from pbem.core.errors import NotFound, PbemError
 from pbem.core.registry import game_types, order_doc
+from pbem.core.words import turns_exist
 from pbem.host import outbox, read
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail.extract import Found, Request, choose, order_text
@@ -556,7 +557,7 @@ def history(m: Incoming) -> Answer:
         return Answer.refused(f"{no_such_game(gid)} (LIST shows the games)")
     if word is not None and not (word.isdigit() and len(word) <= 6):
         return Answer.refused(f"not a turn number: HISTORY {game['id']} '{header_safe(word, 20)}'; "
-                              f"turns 1 to {game['phase']} exist")
+                              f"{turns_exist(game['phase'])}")
     gid = game["id"]
     if word is not None:
         try:
