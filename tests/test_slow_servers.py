@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -144,3 +145,38 @@ def test_verify_gives_up_on_a_server_that_dribbles_a_file(monkeypatch):
         assert time.monotonic() - started < 30
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("watch", [False, True], ids=["run", "run-watch"])
+def test_sigterm_ends_a_fetch_stuck_on_a_dribbling_server_at_once(host, tmp_path, watch):
+    """An attack found `pbem run` given SIGTERM (a shutdown, `systemctl stop`) while its fetch
+    was held by a dribbling IMAP server waiting out the whole bound (3 x the timeout: 180 s
+    with the default 60 s, past systemd's 90 s stop timeout). A fetch is safe to cut short (a
+    message leaves the server only once stored): it ends at once, the run says so, exit 0."""
+    connected = threading.Event()
+    talk = dribble(b"* OK ")
+    server = Server(lambda conn, stop: (connected.set(), talk(conn, stop)))
+    (tmp_path / "imappw").write_text("pw\n")
+    (tmp_path / "imappw").chmod(0o600)
+    (tmp_path / "pbem.toml").write_text(f'[imap]\nhost = "127.0.0.1"\nport = {server.port}\nsecurity = "none"\n'
+                                        f'username = "x"\npassword_file = "{tmp_path / "imappw"}"\ntimeout = 20\n'
+                                        '[run]\nsend = false\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"))
+    proc = subprocess.Popen([PBEM, "run", *(["--watch", "--every", "1h"] if watch else [])], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert connected.wait(30), "pbem run never connected"
+        time.sleep(0.5)  # inside the greeting's exchange
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=50)
+        took = time.monotonic() - started
+    finally:
+        proc.kill()
+        server.close()
+    assert took < 10, took  # before: the whole 60 s bound
+    assert proc.returncode == 0, out + err
+    assert "Traceback" not in err, err
+    assert re.search(r"fetch: cut short: .*connecting and logging in: stopped \(SIGTERM\)", out), out
+    assert ("stopped (SIGTERM)" in out.splitlines()[-1]) and "ingest:" not in out, out

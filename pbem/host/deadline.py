@@ -7,6 +7,12 @@ the callers' handling of a connection that failed applies) when the block has no
 time. It uses the process's interval timer (SIGALRM), so it bounds only in the main thread and
 only the outermost `within`; elsewhere it bounds nothing and the socket timeouts remain.
 Only network exchanges go inside it, never a write to the store.
+
+An exchange that is safe to cut short (fetching, connecting; not the hand-over of a message,
+which could then go twice) is `within(..., stoppable=True)`: when the process is asked to stop
+meanwhile (`pbem run` gets SIGTERM, and its handler calls stop_exchange), the bound's timer is
+made to fire at once and the exchange ends with `Stopped` (an Overdue) instead of after its
+whole bound. The signal handler itself raises nothing.
 """
 
 from __future__ import annotations
@@ -21,8 +27,50 @@ class Overdue(TimeoutError):
     """An exchange with another machine did not end within its bound."""
 
 
+class Stopped(Overdue):
+    """An exchange cut short because the process was asked to stop."""
+
+
+_stoppable: list[str] = []  # the stoppable exchanges at work, innermost last
+_stop_why: list[str] = []  # why a stop was asked for, while the bound's timer fires
+
+
+def stop_exchange(why: str) -> None:
+    """For a signal handler: end the stoppable exchange at work, if there is one, by making
+    its bound's timer fire now (its `within` raises Stopped), and refuse any stoppable one
+    begun after, until stops_ended()."""
+    if not _stop_why:
+        _stop_why.append(why)
+    if _stoppable and hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        signal.setitimer(signal.ITIMER_REAL, 0.001)
+
+
+def stop_asked() -> str | None:
+    """Why a stop was asked for (stop_exchange), if one was."""
+    return _stop_why[0] if _stop_why else None
+
+
+def stops_ended() -> None:
+    """The stop asked for is over (the run it stopped has returned)."""
+    _stop_why.clear()
+
+
 @contextmanager
-def within(seconds: float | None, what: str) -> Iterator[None]:
+def within(seconds: float | None, what: str, stoppable: bool = False) -> Iterator[None]:
+    if stoppable:
+        if _stop_why:
+            raise Stopped(f"{what}: stopped ({_stop_why[0]})")
+        _stoppable.append(what)
+    try:
+        with _bounded(seconds, what):
+            yield
+    finally:
+        if stoppable:
+            _stoppable.pop()
+
+
+@contextmanager
+def _bounded(seconds: float | None, what: str) -> Iterator[None]:
     usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
     if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:  # an outer bound holds
@@ -30,6 +78,8 @@ def within(seconds: float | None, what: str) -> Iterator[None]:
         return
 
     def expire(_signum, _frame):
+        if _stop_why and _stoppable:
+            raise Stopped(f"{_stoppable[-1]}: stopped ({_stop_why[0]})")
         raise Overdue(f"{what}: not done within {seconds:g} seconds")
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -44,8 +94,8 @@ def within(seconds: float | None, what: str) -> Iterator[None]:
 class Bounded:
     """`target` (e.g. an IMAP client) whose every method call is bounded by `within(seconds)`."""
 
-    def __init__(self, target, seconds: float | None, what: str):
-        self._target, self._seconds, self._what = target, seconds, what
+    def __init__(self, target, seconds: float | None, what: str, stoppable: bool = False):
+        self._target, self._seconds, self._what, self._stoppable = target, seconds, what, stoppable
 
     def __getattr__(self, name: str):
         value = getattr(self._target, name)
@@ -53,7 +103,7 @@ class Bounded:
             return value
 
         def call(*args, **kwargs):
-            with within(self._seconds, f"{self._what} ({name})"):
+            with within(self._seconds, f"{self._what} ({name})", self._stoppable):
                 return value(*args, **kwargs)
 
         return call

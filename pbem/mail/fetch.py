@@ -95,7 +95,7 @@ def connect(s: ImapSettings):
     client = None
     try:
         # the socket timeout bounds each wait for a byte; these bound each exchange as a whole
-        with deadline.within(CONNECT_TIMEOUTS * s.timeout, "connecting and logging in"):
+        with deadline.within(CONNECT_TIMEOUTS * s.timeout, "connecting and logging in", stoppable=True):
             client = IMAPClient(s.host, port=s.effective_port, ssl=s.security == "ssl", ssl_context=s.ssl_context(),
                                 timeout=s.timeout)
             if s.security == "starttls":
@@ -105,7 +105,8 @@ def connect(s: ImapSettings):
                     raise FetchError(f"{where}: the server offers no STARTTLS; refusing to send the password in clear "
                                      "(use security = \"ssl\" on port 993, or \"none\" only for a server on this machine)") from None
             client.login(s.username, s.password)
-        return deadline.Bounded(client, CALL_TIMEOUTS * s.timeout, where)
+        # stoppable: a message is taken off the server only once it is stored (issue 17)
+        return deadline.Bounded(client, CALL_TIMEOUTS * s.timeout, where, stoppable=True)
     except FetchError:
         _close(client)
         raise

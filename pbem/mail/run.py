@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbem.core.errors import PbemError
+from pbem.host import deadline
 from pbem.host import schedule
 from pbem.mail.settings import check_types, config_table
 
@@ -141,11 +142,11 @@ def lock_path(db_file: str, settings: RunSettings) -> Path:
 @dataclass
 class Step:
     name: str
-    status: str  # done | idle | skipped | failed
+    status: str  # done | idle | skipped | failed | stopped (a fetch or connection cut short by SIGTERM)
     detail: str = ""
 
     def line(self) -> str:
-        mark = {"failed": "FAILED: ", "skipped": "skipped: "}.get(self.status, "")
+        mark = {"failed": "FAILED: ", "skipped": "skipped: ", "stopped": "cut short: "}.get(self.status, "")
         return f"{self.name}: {mark}{self.detail}"
 
 
@@ -346,7 +347,8 @@ def run_once(db_file: str, *, config: str | None = None, turns: str = "turns", o
                 try:
                     step = RUNNERS[name](db, ctx)
                 except PbemError as err:
-                    step = Step(name, "failed", str(err))
+                    # an exchange ended by the stop asked for (deadline.Stopped) is no failure
+                    step = Step(name, "stopped" if stop() and deadline.stop_asked() else "failed", str(err))
                 except Exception as err:
                     log.debug("step %s", name, exc_info=True)
                     step = Step(name, "failed", f"internal error: {type(err).__name__}: {err} (set PBEM_DEBUG=1 for details)")
@@ -356,7 +358,7 @@ def run_once(db_file: str, *, config: str | None = None, turns: str = "turns", o
                     if db.conn.in_transaction:  # a step that failed halfway leaves nothing open
                         db.conn.execute("ROLLBACK")
                 result.steps.append(step)
-                if not quiet or step.status in ("done", "failed"):
+                if not quiet or step.status in ("done", "failed", "stopped"):
                     say(step.line())
         finally:
             db.close()
@@ -370,14 +372,18 @@ def run_once_stoppable(db_file: str, *, say: Callable[[str], None] = print, **kw
 
     def handler(signum, frame):
         stopping.set()
+        deadline.stop_exchange("SIGTERM")  # a fetch or a connection at work ends now
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:
         result = run_once(db_file, say=say, stop=stopping.is_set, **kwargs)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        deadline.stops_ended()
     if stopping.is_set():
-        say("stopped (SIGTERM): the step at work was finished, the rest skipped")
+        cut = [s.name for s in result.steps if s.status == "stopped"]
+        say(f"stopped (SIGTERM): {cut[0]} was cut short (what it had stored is kept), the rest skipped" if cut
+            else "stopped (SIGTERM): the step at work was finished, the rest skipped")
     return result
 
 
@@ -389,6 +395,7 @@ def run_watch(db_file: str, every: float, *, say: Callable[[str], None] = print,
     def handler(signum, frame):
         got.append(signal.Signals(signum).name)
         stopping.set()
+        deadline.stop_exchange(got[0])  # a fetch or a connection at work ends now
 
     old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
     say(f"watching: a run every {every:g}s (SIGTERM or Ctrl-C stops)")
@@ -408,5 +415,6 @@ def run_watch(db_file: str, every: float, *, say: Callable[[str], None] = print,
     finally:
         for sig, previous in old.items():
             signal.signal(sig, previous)
+        deadline.stops_ended()
     say(f"stopped ({got[0] if got else 'done'})")
     return 0

@@ -240,7 +240,7 @@ def _why(err: BaseException) -> str:
 def _connect(settings: MailSettings) -> smtplib.SMTP:
     host, port = settings.host, settings.effective_port
     try:
-        with deadline.within(CONNECT_TIMEOUTS * settings.timeout, "connecting and logging in"):
+        with deadline.within(CONNECT_TIMEOUTS * settings.timeout, "connecting and logging in", stoppable=True):
             if settings.security == "ssl" or (settings.security == "auto" and port == 465):
                 smtp: smtplib.SMTP = _SMTP_SSL(host, port, timeout=settings.timeout, context=settings.ssl_context())
                 secure = True
