@@ -260,6 +260,30 @@ def test_a_refused_order_file_is_named_by_resolve_and_status(tmp_path):
     assert "refused" not in ok(pbem(tmp_path, "status", "g1")).stdout
 
 
+def test_a_utf16_order_file_is_read_like_its_utf8_twin(tmp_path):
+    """An attack found an order file saved as UTF-16 (Windows Notepad's "Unicode", with its
+    byte order mark) refused from turns/ as "not a text file" while the same orders by mail
+    were read. Both byte orders are read as their UTF-8 twin is: the same acknowledgement."""
+    new_game(tmp_path, "g1", "zeus", "hera")
+    orders = "temple 1,-2\ndiscard green tribe\n"
+    (tmp_path / "utf8.txt").write_text(orders, encoding="utf-8")
+    want = ok(pbem(tmp_path, "submit", "g1", "zeus", tmp_path / "utf8.txt", "--gm")).stdout
+    assert "temple 1,-2" in want and "REJECTED" not in want, want
+    for codec in ("utf-16", "utf-16-be"):
+        raw = orders.encode(codec)
+        raw = raw if codec == "utf-16" else b"\xfe\xff" + raw
+        (tmp_path / f"{codec}.txt").write_bytes(raw)
+        got = ok(pbem(tmp_path, "submit", "g1", "zeus", tmp_path / f"{codec}.txt", "--gm")).stdout
+        assert got.splitlines()[2:] == want.splitlines()[2:], (codec, got)
+    new_game(tmp_path, "g3", "zeus", "hera")  # dropped in turns/: taken, and the turn resolves on it
+    (tmp_path / "turns" / "g3" / "1" / "zeus.txt").write_bytes(orders.encode("utf-16"))
+    p = ok(pbem(tmp_path, "resolve", "g3"))
+    assert "g3 turn 1: resolved" in p.stdout and "refused" not in p.stdout, p.stdout
+    new_game(tmp_path, "g2", "zeus", "hera")
+    (tmp_path / "turns" / "g2" / "1" / "zeus.txt").write_bytes(b"\xff\xfe" + b"\x00\xd8")  # a lone surrogate
+    assert "zeus.txt refused: this is not a text file (broken UTF-16)" in ok(pbem(tmp_path, "resolve", "g2")).stdout
+
+
 # --- finding 13: a folded From header carrying another header ------------------------------------
 
 def test_a_from_header_folded_over_another_header_is_no_address_and_is_not_answered(tmp_path):

@@ -99,6 +99,11 @@ def decode(raw: bytes) -> str:
             f"the order text is {len(raw) / 1024 / 1024:.1f} MB; orders are limited to "
             f"{MAX_ORDER_BYTES // 1024} KB"
         )
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte order mark (Windows "Unicode" text)
+        try:
+            raw = raw.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("this is not a text file (broken UTF-16); send orders as plain text") from None
     if b"\x00" in raw:
         raise InputError("this is not a text file (it contains NUL bytes); send orders as plain text")
     if raw.startswith(b"\xef\xbb\xbf"):
