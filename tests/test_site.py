@@ -711,6 +711,35 @@ def test_a_store_moved_with_its_site_still_owns_it(tmp_path):
         site_publish.publish(other, tmp_path / "moved" / "site")
 
 
+def test_two_copies_of_a_store_never_publish_into_one_site(tmp_path):
+    """An attack found two copies of the judge's folder (cp -a: the same store identity)
+    publishing into one site, each removing the other's games. A store with the identity of
+    the site's store, at another path where that store is still there, is refused; once the
+    other copy is gone (the store was moved, not copied), it takes the site over."""
+    import shutil
+
+    (tmp_path / "judge").mkdir()
+    a = open_db(str(tmp_path / "judge" / "pbem.db"))
+    make_game(a, "gods", "ga", seed="31", finished=False, running_turns=2, players=["alice", "bob"])
+    site = tmp_path / "www"
+    site_publish.publish(a, site)
+    a.close()
+    shutil.copytree(tmp_path / "judge", tmp_path / "copy")
+    b = open_db(str(tmp_path / "copy" / "pbem.db"))
+    make_game(b, "gods", "gb", seed="32", finished=False, running_turns=1, players=["alice", "bob"])
+    before = sorted((p.relative_to(site).as_posix(), p.read_bytes()) for p in site.rglob("*") if p.is_file())
+    with pytest.raises(PbemError, match=r"holds the site of the store .*judge/pbem\.db, which has this store's identity "
+                                        r"and is still there: one is a copy of the other"):
+        site_publish.publish(b, site)
+    assert sorted((p.relative_to(site).as_posix(), p.read_bytes()) for p in site.rglob("*") if p.is_file()) == before
+    a = open_db(str(tmp_path / "judge" / "pbem.db"))
+    assert site_publish.publish(a, site).removed == []  # the first copy publishes as before
+    a.close()
+    shutil.rmtree(tmp_path / "judge")  # the old copy gone: this one is the store now
+    taken = site_publish.publish(b, site)
+    assert "games/gb/index.html" in taken.written and taken.removed == []
+
+
 def test_a_folder_of_somebody_elses_pages_is_never_overwritten(tmp_path):
     """`pbem publish --out public_html` into a GM's own home page overwrote its index.html and
     style.css without a word. A folder holding those files that pbem did not write (no

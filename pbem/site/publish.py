@@ -489,6 +489,25 @@ def _remind(game: Game) -> timedelta:
     return value or REMINDER_BEFORE
 
 
+def _store_identity(file: str) -> str | None:
+    """The identity kept in the store `file` (STORE_ID), read without changing or creating
+    anything; None when there is no such store or it cannot be read."""
+    import sqlite3
+    from urllib.parse import quote
+
+    if not os.path.isfile(file):
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{quote(file)}?mode=ro", uri=True, timeout=1)
+        try:
+            row = conn.execute("select value from run_state where key = ?", [STORE_ID]).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
+
+
 def _store_name(db) -> str:
     """The store's file, as SQLite names it (':memory:' or '' for a store without one)."""
     try:
@@ -741,6 +760,11 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
         raise PbemError(f"{named} holds the site of another store, not of {path}: publish each store into its "
                         f"own folder (if this is the site of this store from before it was moved, delete {MANIFEST} "
                         "there: the next publish looks at every file and takes the folder over)")
+    was = head.get("store_file")
+    if head.get("store") == store != path and isinstance(was, str) and was != path and _store_identity(was) == store:
+        raise PbemError(f"{named} holds the site of the store {was}, which has this store's identity and is still "
+                        f"there: one is a copy of the other (cp -a, a backup): publish each copy into its own folder "
+                        f"(if {was} is no longer used, remove it and publish again)")
     slugs: dict[str, str] = {}
     for r in rows:
         slug = slug_for(r["id"])
@@ -858,7 +882,7 @@ def publish(db, out: str | Path, base_url: str | None = None, games: Iterable[st
             write_atomic(_part_path(out_path, slug), _manifest_bytes(doc))
             new_entries[gid] = {"fp": None, "slug": slug, "summary": summaries[gid], "files": len(migrated[gid]["files"]),
                                 "part": _lstat_pair(_part_path(out_path, slug))}
-    doc = {"format": MANIFEST_FORMAT, "store": store, "files": site_files, "games": new_entries}
+    doc = {"format": MANIFEST_FORMAT, "store": store, "store_file": path, "files": site_files, "games": new_entries}
     if doc != head:  # nothing new: not written again
         write_atomic(manifest_path, _manifest_bytes(doc))
     return result
