@@ -230,6 +230,18 @@ def test_verify_of_a_record_json_of_the_wrong_shape_says_which_part(tmp_path):
         "no_seed": ({"game": {k: v for k, v in game.items() if k != "seed"}}, "record.json: game lacks 'seed'"),
         "bigint": ('{"format": "pbem-game-record", "version": 1' + "0" * 5000 + "}",
                    "record.json is not a pbem file: it holds a number of more than 4300 digits"),
+        # a second attack: Python's words ("TypeError: 'int' object is not iterable", "KeyError: '5000'")
+        "players_int": ({"game": {**game, "players": 5}}, "record.json: game.players is not a list (it is a number)"),
+        "players_obj": ({"game": {**game, "players": ["a", {}]}}, "record.json: game.players[1] is not a name (it is an object)"),
+        "players_many": ({"game": {**game, "players": [f"p{i}" for i in range(5000)]}},
+                         "record.json: game.players lists 5000 players; GODS is for 2 to 4"),
+        "options_str": ({"game": {**game, "options": "x"}}, "record.json: game.options is not an object (it is text)"),
+        "joined_list": ({"game": {**game, "joined": [1]}}, "record.json: game.joined is not an object (it is a list)"),
+        "turn_huge": ({"phases": [{"turn": 10**400, "scripts": {}}]},
+                      "record.json: phases[0].turn is not a turn number (it is a number of 401 digits)"),
+        "turn_str": ({"phases": [{"turn": "1", "scripts": {}}]}, "record.json: phases[0].turn is not a turn number (it is text)"),
+        "scripts_int": ({"phases": [{"turn": 1, "scripts": {"a": 5}}]},
+                        'record.json: phases[0].scripts\'s "a" is not text (it is a number)'),
     }
     for name, (change, says) in cases.items():
         folder = tmp_path / name

@@ -124,9 +124,27 @@ def _check_shape(record: dict) -> None:
     for key in ("id", "type", "seed", "seed_hash", "players", "options"):
         if key not in record["game"]:
             raise PbemError(f"record.json: game lacks '{key}'")
+    game = record["game"]
+    for key, want, kind in (("players", list, "a list"), ("options", dict, "an object"), ("joined", dict, "an object")):
+        if key in game and not isinstance(game[key], want):
+            raise PbemError(f"record.json: game.{key} is not {kind} (it is {_kind(game[key])})")
+    for i, name in enumerate(game["players"]):
+        if not isinstance(name, str):
+            raise PbemError(f"record.json: game.players[{i}] is not a name (it is {_kind(name)})")
     for i, phase in enumerate(record["phases"]):
         if not isinstance(phase, dict):
             raise PbemError(f"record.json: phases[{i}] is not an object (it is {_kind(phase)})")
+        turn = phase.get("turn")
+        if not (isinstance(turn, int) and not isinstance(turn, bool) and 0 < turn < 10**9):
+            shown = (f"{turn}" if len(str(turn)) <= 12 else f"a number of {len(str(turn))} digits") \
+                if isinstance(turn, int) and not isinstance(turn, bool) else _kind(turn)
+            raise PbemError(f"record.json: phases[{i}].turn is not a turn number (it is {shown})")
+        scripts = phase.get("scripts", {})
+        if not isinstance(scripts, dict):
+            raise PbemError(f"record.json: phases[{i}].scripts is not an object (it is {_kind(scripts)})")
+        for who, text in scripts.items():
+            if not isinstance(text, str):
+                raise PbemError(f"record.json: phases[{i}].scripts's {json.dumps(who)[:40]} is not text (it is {_kind(text)})")
 
 
 def _names(winners) -> str:
@@ -170,6 +188,10 @@ def verify(where: str) -> Verified:
     if out.game_type not in game_types():
         raise PbemError(f"record.json is a game of type '{out.game_type}', which this pbem ({pbem_version()}) does not know")
     rules = get_rules(out.game_type)
+    info = rules.info
+    if not info.min_players <= len(g["players"]) <= info.max_players:
+        raise PbemError(f"record.json: game.players lists {len(g['players'])} players; {info.title} is for "
+                        f"{info.min_players} to {info.max_players}")
 
     if record.get("data_sha256") != data_digest(out.game_type):
         out.problems.append(f"record.json: the game was played with another {out.game_type} data file "
