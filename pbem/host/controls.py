@@ -241,8 +241,8 @@ def announce(db, game_id: str, *, subject: str, text: str, to: list[str] | None 
                          game_id=game["id"], phase=game["phase"], player=p["name"])
     if public:
         for email in observer_addresses(db, game["id"]):
-            outbox.queue(db, kind="notice", to_addr=email, subject=full_subject, body=text.rstrip("\n") + "\n",
-                         game_id=game["id"], phase=game["phase"])
+            outbox.queue(db, kind="notice", to_addr=email, subject=full_subject,
+                         body=text.rstrip("\n") + "\n" + observer_footer(game["id"]), game_id=game["id"], phase=game["phase"])
     return aid
 
 
@@ -725,7 +725,8 @@ def rollback_notice(db, game_id: str, to: int, was: int, rollback_id: int, deadl
 
 
 def observer_footer(game_id: str) -> str:
-    """The end of every mail to an observer: why it comes, and how to stop it."""
+    """The end of every mail to an observer (turn reports, announcements -- a pause, a
+    correction, the game's end -- and public press): why it comes, and how to stop it."""
     return (f"\n-- \nYou observe game {game_id}: each turn's public report comes to this address. To stop, send a "
             f"message with the line OBSERVE {game_id} STOP from it.\n")
 

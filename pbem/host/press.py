@@ -24,6 +24,7 @@ from datetime import timedelta
 from pbem.core.errors import NotFound, PbemError
 from pbem.core.text import printable
 from pbem.host import outbox, read, schedule
+from pbem.host.controls import observer_footer
 from pbem.host.store import dumps, loads
 
 MAX_CHARS = 8000  # characters in one message (about two pages)
@@ -185,7 +186,8 @@ def _deliver(db, game: dict, row: dict, *, in_reply_to: str | None, inbox_id: in
         body = (f"Press in game {game_id}, turn {row['phase']}, from {shown} to {to_text}:\n\n"
                 f"{quoted(row['body'])}\n\n{answer if name else ''}\n").replace("\n\n\n", "\n\n")
         subject = f"[{game_id}] press from {shown}" + (" to all" if recipients is None else "")
-        oid = outbox.queue(db, kind="press", to_addr=addr, subject=subject, body=body + outbox.footer(game_id),
+        end = outbox.footer(game_id) if name else observer_footer(game_id)  # an observer: how to stop
+        oid = outbox.queue(db, kind="press", to_addr=addr, subject=subject, body=body + end,
                            game_id=game_id, phase=row["phase"], player=name, in_reply_to=None, inbox_id=inbox_id)
         if oid:
             ids.append(oid)
