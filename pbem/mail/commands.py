@@ -15,7 +15,8 @@ one refused (a bad argument, a wrong password) changes nothing and does not stop
 The answers, as a player of those judges expects:
 
 - orders get their acknowledgement, as always (one mail, line by line);
-- REPORT, HELP, HISTORY and SEND PASSWORD answer with what they ask for, each its own mail;
+- REPORT, HELP, HISTORY and SEND PASSWORD answer with what they ask for, each its own mail
+  (at most MAX_MAILS mails answer one message, the reply and the acknowledgement included);
 - every other command and press block, and any request refused, is answered in ONE reply,
   "your commands", that quotes each request with its line number (the player's own) and
   says what was done or why it was refused.
@@ -63,8 +64,9 @@ Put each command on a line of its own, in a message with your GAME, PLAYER
 and PASSWORD lines (or with the game as [GAME_ID] in the subject). One message
 may carry orders, several commands and several press blocks. Your orders get
 their acknowledgement; a report, the help, a history and a password come as
-their own mail (at most 3 such mails a message, each asked once); everything
-else is answered in one reply, each command with its line number.
+their own mail (each asked once); everything else is answered in one reply,
+each command with its line number. One message is answered by at most 3 mails
+in all, that reply and the acknowledgement included.
 
 With your PASSWORD, from your registered address:
   - REPORT [TURN]       your latest report (or that turn's) again
@@ -328,6 +330,7 @@ class Answer:
     reason: str = ""
     outbox_id: int | None = None
     document: bool = False
+    mails: bool = False  # (not `document`) it queued a mail of its own to the sender all the same (MAX_MAILS)
 
     @staticmethod
     def refused(why: str) -> Answer:
@@ -635,7 +638,10 @@ def observe(m: Incoming) -> Answer:
     if how[1].lower() != code:
         return Answer.refused(f"OBSERVE {gid} CONFIRM: that is not the code sent to {m.sender} "
                               f"(send OBSERVE {gid} for it)")
-    return Answer(True, seats.observe(m.db, gid, m.sender), f"OBSERVE {gid}")
+    before = m.db.execute("select coalesce(max(id), 0) from outbox").fetchone()[0]
+    text = seats.observe(m.db, gid, m.sender)  # (and the latest public report, when the game has begun)
+    mailed = m.db.execute("select count(*) from outbox where id > ?", [before]).fetchone()[0]
+    return Answer(True, text, f"OBSERVE {gid}", mails=bool(mailed))
 
 
 @dataclass(frozen=True)
@@ -684,7 +690,11 @@ _LEGACY = ("orders", "report", "help")  # answered as before when a message carr
 # issue 17: one message's requests are answered up to these limits (a forged From asking
 # HISTORY a thousand times made a thousand mails to somebody who never asked)
 MAX_REQUESTS = 50  # requests read from one message
-MAX_OWN_MAILS = 3  # requests of one message answered by a mail of their own (each asked once)
+# mails that answer one message, all told: the reply "your commands" is counted from the first
+# request on (it goes out whenever one request is refused or answered in it), and so is the
+# acknowledgement of the message's orders; the rest is for requests answered by a mail of their
+# own (each asked once). A forged From asking HISTORY three times got four mails.
+MAX_MAILS = 3
 OWN_MAIL = {"report", "history", "help", "send_password"}  # the requests answered by a mail of their own
 
 
@@ -856,7 +866,9 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     seat_refusal: str | None = None
     answers: list[tuple[Request | None, Answer]] = []
     asked: set[tuple] = set()  # the requests met so far: the same one again is answered once
-    sent = 0  # the requests answered by a mail of their own so far
+    # the mails answering this message so far: the reply from the first on, and the orders'
+    # acknowledgement (orders are always taken: nothing a player sent is lost)
+    sent = 1 + (None in requests)
     for i, r in enumerate(requests):
         m.request = r
         if i == MAX_REQUESTS:  # one message cannot make the judge do (or send) without end
@@ -870,10 +882,11 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
                 answers.append((r, Answer.refused("the same request as an earlier line: answered once")))
                 continue
             asked.add(key)
-            if r.name in OWN_MAIL and sent >= MAX_OWN_MAILS:
+            if r.name in OWN_MAIL and sent >= MAX_MAILS:
                 answers.append((r, Answer.refused(
-                    f"not sent: one message gets at most {MAX_OWN_MAILS} mails of their own (REPORT, HISTORY, HELP, "
-                    "SEND PASSWORD); ask for the others in another message")))
+                    f"not sent: one message is answered by at most {MAX_MAILS} mails, this reply and the "
+                    "acknowledgement of orders included (REPORT, HISTORY, HELP and SEND PASSWORD each come as "
+                    "a mail of their own); ask for the others in another message")))
                 continue
         command = COMMANDS["orders" if r is None else r.name]
         answer: Answer
@@ -902,7 +915,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
             answers.append((r, Answer.refused(f"{command.title} needs a From address to answer")))
             continue
         answer = _run(m, command)
-        sent += bool(r is not None and r.name in OWN_MAIL and answer.ok)  # a refused one sent nothing
+        sent += bool(r is not None and answer.ok and (answer.document or answer.mails))  # a refused one sent nothing
         answers.append((r, answer))
     return _conclude(m, answers)
 
