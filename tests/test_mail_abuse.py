@@ -28,6 +28,88 @@ def code_in(body: str, line: str) -> str:
     return found.group(1)
 
 
+# --- 1. a JOIN by mail is confirmed by the address it is for ---------------------------------------
+
+def test_a_forged_join_takes_no_seat_and_mails_no_password(run, tmp_path):
+    assert run("new", "gods", "quick", "--open", "3").returncode == 0
+    r = run("ingest", eml(tmp_path, "forged", "victim@example.org", "JOIN quick zoe"))
+    assert r.returncode == 0 and "1 accepted" in r.stdout, r.stdout
+    # no seat is taken, and the address only gets a request to confirm: no password
+    assert "0 of 3 seats taken" in run("status").stdout
+    [asked] = outbox_bodies(tmp_path, to="victim@example.org")
+    assert "Your password" not in asked and "If you did not ask for it, ignore this mail" in asked
+    code = code_in(asked, "JOIN quick zoe CONFIRM")
+    # the code is told to the address only: not in what the GM's commands print, nor in the JSON
+    for args in (("status",), ("status", "--json"), ("list",), ("list", "--json")):
+        assert code not in run(*args).stdout, args
+    assert code not in r.stdout + r.stderr
+    # the code confirms that game, that name and that address only
+    for n, (sender, line) in enumerate([
+            ("mallory@example.org", f"JOIN quick zoe CONFIRM {code}"),   # another address
+            ("victim@example.org", f"JOIN quick eve CONFIRM {code}"),    # another name
+            ("victim@example.org", f"JOIN quick CONFIRM {code}"),        # no name (a name from the address)
+            ("victim@example.org", "JOIN quick zoe CONFIRM 0123456789"),  # a guess
+    ]):
+        r = run("ingest", eml(tmp_path, f"bad{n}", sender, line))
+        assert "rejected" in r.stdout and "Traceback" not in r.stdout + r.stderr, r.stdout
+        told = outbox_bodies(tmp_path, to=sender)[-1]
+        assert f"line 1: {line}" in told and "is not the code sent to" in told and "Your password" not in told, told
+        assert "0 of 3 seats taken" in run("status").stdout
+    # the address itself confirms: the seat is taken and its password mailed there
+    r = run("ingest", eml(tmp_path, "ok", "victim@example.org", f"join quick Zoe confirm {code.upper()}"))
+    assert "1 accepted" in r.stdout and code not in r.stdout, r.stdout
+    assert "1 of 3 seats taken (zoe)" in run("status").stdout
+    done = outbox_bodies(tmp_path, to="victim@example.org")[-1]
+    assert "you have a seat in game quick as zoe" in done and re.search(r"Your password: \S+", done), done
+    # confirmed twice: refused, nothing changes
+    r = run("ingest", eml(tmp_path, "again", "victim@example.org", f"JOIN quick zoe CONFIRM {code}"))
+    assert "rejected" in r.stdout and "already joined game 'quick' as zoe" in outbox_bodies(tmp_path, to="victim@example.org")[-1]
+    assert "1 of 3 seats taken (zoe)" in run("status").stdout
+
+
+def test_a_join_without_a_name_and_its_bad_forms(run, tmp_path):
+    assert run("new", "gods", "quick", "--open", "2").returncode == 0
+    assert run("new", "gods", "other", "--open", "2").returncode == 0
+    run("ingest", eml(tmp_path, "a", "ann@example.org", "JOIN quick"))
+    code = code_in(outbox_bodies(tmp_path, to="ann@example.org")[-1], "JOIN quick CONFIRM")
+    # a code for one game does not confirm another
+    r = run("ingest", eml(tmp_path, "b", "ann@example.org", f"JOIN other CONFIRM {code}"))
+    assert "rejected" in r.stdout and "0 of 2 seats taken" in run("status", "other").stdout
+    # CONFIRM without its code
+    run("ingest", eml(tmp_path, "c", "ann@example.org", "JOIN quick CONFIRM"))
+    told = outbox_bodies(tmp_path, to="ann@example.org")[-1]
+    assert "line 1: JOIN quick CONFIRM\n  REFUSED: JOIN quick CONFIRM needs the code" in told, told
+    # a name checked before any code is sent
+    run("ingest", eml(tmp_path, "d", "ann@example.org", "JOIN quick Dave The Great"))
+    told = outbox_bodies(tmp_path, to="ann@example.org")[-1]
+    assert "is not a name here" in told and "CONFIRM" not in told, told
+    # confirmed, with words after the code (ignored, and the answer says so)
+    r = run("ingest", eml(tmp_path, "e", "ann@example.org", f"JOIN quick CONFIRM {code} thanks!"))
+    assert "1 accepted" in r.stdout, r.stdout
+    done = outbox_bodies(tmp_path, to="ann@example.org")[-1]
+    assert "you have a seat in game quick as ann" in done and "ignored: 'thanks!'" in done, done
+
+
+def test_the_last_confirmed_join_starts_the_game(run, tmp_path):
+    assert run("new", "gods", "quick", "--open", "2").returncode == 0
+    for who in ("ann", "ben"):
+        run("ingest", eml(tmp_path, f"{who}-1", f"{who}@example.org", "JOIN quick"))
+        code = code_in(outbox_bodies(tmp_path, to=f"{who}@example.org")[-1], "JOIN quick CONFIRM")
+        r = run("ingest", eml(tmp_path, f"{who}-2", f"{who}@example.org", f"JOIN quick CONFIRM {code}"))
+        assert "1 accepted" in r.stdout, r.stdout
+    assert "running" in run("list").stdout
+    reports = tmp_path / "turns" / "quick" / "1" / "reports"
+    assert sorted(p.name for p in reports.iterdir()) == ["ann.txt", "ben.txt", "public.txt"]
+    # the site and the public report never show a code
+    assert run("publish", "--out", tmp_path / "site").returncode == 0
+    codes = {code_in(b, "JOIN quick CONFIRM") for b in outbox_bodies(tmp_path) if "JOIN quick CONFIRM " in b}
+    assert len(codes) == 2
+    for path in [*(tmp_path / "site").rglob("*"), reports / "public.txt"]:
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert not any(c in text for c in codes), path
+
+
 # --- 2. at most 3 mails answer one message, the reply counted from the first -------------------------
 
 def test_a_forged_message_of_many_requests_gets_three_mails_at_most(run, tmp_path):
@@ -58,6 +140,28 @@ def test_a_forged_message_of_many_requests_gets_three_mails_at_most(run, tmp_pat
     con.close()
     reply = next(m["body"] for m in mails if m["kind"] == "notice")
     assert "line 5: HISTORY g1 1\n  REFUSED: not sent: one message is answered by at most 3 mails" in reply, reply
+
+
+# --- 3. words after STOP or CONFIRM CODE --------------------------------------------------------
+
+def test_observe_stop_and_confirm_with_words_after_them(run, tmp_path):
+    assert run("new", "gods", "g1", "-p", "zeus:zeus@example.org", "-p", "hera:hera@example.org").returncode == 0
+    run("ingest", eml(tmp_path, "o1", "owl@example.org", "OBSERVE g1"))
+    code = code_in(outbox_bodies(tmp_path, to="owl@example.org")[-1], "OBSERVE g1 CONFIRM")
+    r = run("ingest", eml(tmp_path, "o2", "owl@example.org", f"OBSERVE g1 CONFIRM {code} thank you"))
+    assert "1 accepted" in r.stdout, r.stdout
+    assert run("status", "g1", "--json").returncode == 0
+    con = sqlite3.connect(tmp_path / "pbem.db")
+    assert con.execute("select email from observers").fetchall() == [("owl@example.org",)]
+    told = outbox_bodies(tmp_path, to="owl@example.org")[-1]
+    assert "owl@example.org now observes game g1" in told and "ignored: 'thank you'" in told, told
+    r = run("ingest", eml(tmp_path, "o3", "owl@example.org", "OBSERVE g1 STOP please"))
+    assert "1 accepted" in r.stdout, r.stdout
+    assert con.execute("select email from observers").fetchall() == []
+    told = outbox_bodies(tmp_path, to="owl@example.org")[-1]
+    assert "line 1: OBSERVE g1 STOP please\n  done: OBSERVE: owl@example.org no longer observes game g1" in told, told
+    assert "ignored: 'please'" in told
+    con.close()
 
 
 # --- 4. every mail an observer gets says how to stop -----------------------------------------------

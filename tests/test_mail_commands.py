@@ -89,6 +89,16 @@ def send(db, tmp_path, sender: str, body: str, subject: str = "[g1] commands"):
     return out, mail
 
 
+def join_by_mail(db, tmp_path, sender: str, line: str, subject: str = "join"):
+    """JOIN by mail as a player does it: the JOIN line, then the CONFIRM line with the code the
+    reply mailed back. Returns what `send` returns for the confirmation."""
+    _out, mail = send(db, tmp_path, sender, line + "\n", subject=subject)
+    asked = reply_of(mail, sender)
+    assert "Your password" not in asked, asked
+    confirm = re.search(r"^ +(JOIN .* CONFIRM \w+)$", asked, re.MULTILINE).group(1)
+    return send(db, tmp_path, sender, confirm + "\n", subject=subject)
+
+
 def reply_of(mail: dict, addr: str) -> str:
     [row] = [r for r in mail.get(addr, []) if r["subject"].startswith(("[g1] your commands", "[pbem] your commands",
                                                                      "[g1] your message"))]
@@ -363,12 +373,17 @@ def test_list_history_join_and_observe_need_no_seat(game, tmp_path):
     out, mail = send(db, tmp_path, "newbie@example.net", "HISTORY g1 1\n", subject="history")
     [hist] = [r for r in mail["newbie@example.net"] if r["kind"] == "history"]
     assert hist["body"].startswith("GODS -- game g1 -- turn 1\n") and "Public report." in hist["body"]
-    # JOIN: a seat and a password, mailed back; the second JOIN fills the game and starts it
+    # JOIN: once the address confirms it, a seat and a password, mailed back; the second JOIN
+    # fills the game and starts it
     out, mail = send(db, tmp_path, "newbie@example.net", "JOIN open-1 zoe\n", subject="join")
+    assert out.outcome == "accepted" and db["signup_players"].count == 0
+    asked = reply_of(mail, "newbie@example.net")
+    assert "JOIN open-1 zoe CONFIRM " in asked and "Your password" not in asked
+    out, mail = join_by_mail(db, tmp_path, "newbie@example.net", "JOIN open-1 zoe")
     reply = reply_of(mail, "newbie@example.net")
     password = re.search(r"Your password: (\S+)", reply).group(1)
     assert "you have a seat in game open-1 as zoe" in reply
-    out, mail = send(db, tmp_path, "other@example.net", "JOIN open-1\n", subject="join")
+    out, mail = join_by_mail(db, tmp_path, "other@example.net", "JOIN open-1")
     assert out.outcome == "accepted" and db["games"].get("open-1")["status"] == "running"
     # the game's first reports are written where the GM's --turns says (here the test's folder)
     assert (tmp_path / "turns" / "open-1" / "1" / "reports" / "public.txt").is_file()
@@ -458,6 +473,12 @@ def test_no_game_has_an_order_that_reads_as_a_mail_command():
     ("send my password", "send_password", ()), ("RESIGN", "resign", ()), ("JOIN g2 zoe", "join", ("g2", "zoe")),
     ("join g2", "join", ("g2", None)), ("OBSERVE g1", "observe", ("g1", None)),
     ("observe g1 confirm 0a1b2c", "observe", ("g1", "confirm 0a1b2c")), ("OBSERVE g1 STOP", "observe", ("g1", "STOP")), ("list", "list", ()),
+    ("OBSERVE g1 STOP please", "observe", ("g1", "STOP please")), ("observe g1 confirm 0a1b thank you", "observe",
+                                                                     ("g1", "confirm 0a1b thank you")),
+    ("observe g1 stopping", None, None), ("observe the north", None, None),
+    ("JOIN g2 zoe CONFIRM 0a1b", "join", ("g2", "zoe CONFIRM 0a1b")), ("join g2 confirm 0a1b", "join", ("g2", "confirm 0a1b")),
+    ("JOIN g2 zoe confirm 0a1b thanks a lot", "join", ("g2", "zoe confirm 0a1b thanks a lot")),
+    ("join me in the north for a drink tonight", None, None),
     ("HISTORY g1 3", "history", ("g1", "3")), ("Draw", "draw", ()), ("CONCEDE", "concede", ()),
     ("REPORT 2", "report", ("2",)), ("help", "help", (None,)),
     ("waiting for bob", None, None), ("draw a card", None, None), ("list of my orders:", None, None),

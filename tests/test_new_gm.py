@@ -38,15 +38,26 @@ def password_of(where: Path, addr: str) -> str:
     raise AssertionError(f"no password mailed to {addr}")
 
 
+def joined(run, where: Path, name: str, sender: str, line: str):
+    """JOIN by mail as a player does it: `line` (JOIN GAME [NAME]), then the CONFIRM line with
+    the code the reply mailed back; returns the second `pbem ingest`'s CompletedProcess."""
+    import re
+
+    r = run("ingest", eml(where, name, sender, line))
+    assert r.returncode == 0 and "1 accepted" in r.stdout, r.stdout
+    confirm = re.search(r"^ +(JOIN .* CONFIRM \w+)$", outbox_bodies(where, to=sender)[-1], re.MULTILINE).group(1)
+    return run("ingest", eml(where, name + "-confirm", sender, confirm))
+
+
 # --- 1. a JOIN that fills an open game starts it ---------------------------------------------------
 
 def test_a_join_by_mail_that_fills_an_open_game_starts_it(run):
     assert run("new", "gods", "quick", "--open", "2").returncode == 0
-    a = eml(run.cwd, "a", "ann@example.org", "JOIN quick")
-    b = eml(run.cwd, "b", "ben@example.org", "JOIN quick")
-    r = run("ingest", a, b)
+    r = joined(run, run.cwd, "a", "ann@example.org", "JOIN quick")
+    assert r.returncode == 0 and "1 accepted" in r.stdout, r.stdout
+    r = joined(run, run.cwd, "b", "ben@example.org", "JOIN quick")
     assert r.returncode == 0, r.stderr
-    assert "renderer" not in r.stdout and r.stdout.count("accepted") == 3, r.stdout  # two lines and the summary
+    assert "renderer" not in r.stdout and r.stdout.count("accepted") == 2, r.stdout  # its line and the summary
     listed = run("list").stdout
     assert "running" in listed and "open" not in listed, listed
     reports = run.cwd / "turns" / "quick" / "1" / "reports"
@@ -156,7 +167,7 @@ def test_join_with_a_name_of_several_words_is_answered_with_the_name_rules(run, 
             "(at most 40), e.g. JOIN delphi Dave-The-Great") in body
     assert "0 of 3" in run("list").stdout or "open for sign-up: 0 of 3" in run("list").stdout
     # the name as one word joins
-    r = run("ingest", eml(tmp_path, "j2", "dave@example.org", "JOIN delphi Dave-The-Great"))
+    r = joined(run, tmp_path, "j2", "dave@example.org", "JOIN delphi Dave-The-Great")
     assert "JOIN delphi as dave-the-great" in r.stdout, r.stdout
 
 
@@ -220,7 +231,7 @@ def test_open_games_are_listed_explained_and_keep_options(run, tmp_path):
     import sqlite3
 
     assert run("new", "gods", "quick", "--open", "2").returncode == 0
-    assert "1 accepted" in run("ingest", eml(tmp_path, "a", "ann@example.org", "JOIN quick")).stdout
+    assert "1 accepted" in joined(run, tmp_path, "a", "ann@example.org", "JOIN quick").stdout
     r = run("status")
     assert r.returncode == 0 and "quick (GODS): open for sign-up, 1 of 2 seats taken (ann)" in r.stdout, r.stdout
     data = json.loads(run("status", "quick", "--json").stdout)
@@ -232,7 +243,7 @@ def test_open_games_are_listed_explained_and_keep_options(run, tmp_path):
                 "`pbem start quick` first") in r.stderr, (args, r.stderr)
     r = run("set", "quick", "grace", "12h")
     assert r.returncode == 0 and "quick: grace = 12h" in r.stdout, r.stderr
-    assert "1 accepted" in run("ingest", eml(tmp_path, "b", "ben@example.org", "JOIN quick")).stdout
+    assert "1 accepted" in joined(run, tmp_path, "b", "ben@example.org", "JOIN quick").stdout
     con = sqlite3.connect(tmp_path / "pbem.db")
     assert con.execute("select grace from games where id = 'quick'").fetchone() == (12 * 3600,)
     con.close()
@@ -274,7 +285,8 @@ def test_replies_without_a_game_or_a_seat_say_only_what_is_true(run, tmp_path):
 def test_start_of_a_started_game_and_observers_of_an_open_game(run, tmp_path):
     assert run("new", "gods", "quick", "--open", "2").returncode == 0
     assert run("observe", "quick", "owl@example.org").returncode == 0
-    run("ingest", eml(tmp_path, "a", "ann@example.org", "JOIN quick"), eml(tmp_path, "b", "ben@example.org", "JOIN quick"))
+    joined(run, tmp_path, "a", "ann@example.org", "JOIN quick")
+    joined(run, tmp_path, "b", "ben@example.org", "JOIN quick")
     [public] = outbox_bodies(tmp_path, "observer", "owl@example.org")
     assert "turn 1" in public.lower()
     r = run("start", "quick")

@@ -14,7 +14,8 @@ announcement or any other player's mail.
 
 Open sign-up: a game opened with N seats (`open_game`, `pbem new ... --open N`) lives in
 `signups` until it starts: the engine needs the players' names to set a game up, so nothing
-of the game exists before then. Each JOIN takes a seat and a password; the game starts when
+of the game exists before then. Each JOIN takes a seat and a password (by mail, once the
+address has confirmed it with the code `join_code` makes, mailed to it); the game starts when
 the last seat is taken, or when the GM runs `pbem start` (with at least the game's minimum
 of players), through `pbem.host.service.new_game` with the names and passwords of the
 sign-up, so every player's turn-1 mail carries the password they already have.
@@ -31,8 +32,8 @@ from pbem.host.controls import announce, clean_email, observer_footer, record_ac
 from pbem.host.store import dumps, loads
 
 __all__ = [
-    "add_seat", "join", "observe", "observers", "open_game", "replace", "reset_password", "resign", "send_password",
-    "set_address", "set_bot", "start",
+    "add_seat", "join", "join_code", "observe", "observers", "open_game", "replace", "reset_password", "resign",
+    "send_password", "set_address", "set_bot", "start",
 ]
 
 
@@ -361,9 +362,10 @@ def _default_name(email: str, taken: set[str]) -> str:
     return name
 
 
-def join(db, game_id: str, email: str, name: str | None = None, *, turns=None) -> tuple[str, str]:
-    """Take a seat in a game open for sign-up: (the seat's name, its password). The caller
-    tells the player (the JOIN reply). The game starts when this fills the last seat."""
+def _joinable(db, game_id: str, email: str, name: str | None) -> tuple[dict, list[dict], str, str | None]:
+    """Check that `email` may take a seat in the open game `game_id` under `name` (None: a name
+    made from the address): (the sign-up, who joined so far, the address, the name checked or
+    None). Raises the reason it may not (a PbemError; NotFound for no such open game)."""
     from pbem.host.service import _check_name
 
     signup = _signup(db, game_id)
@@ -374,13 +376,44 @@ def join(db, game_id: str, email: str, name: str | None = None, *, turns=None) -
         raise PbemError(f"{addr} has already joined game '{signup['id']}' as {mine}")
     if len(joined) >= signup["seats"]:
         raise PbemError(f"game '{signup['id']}' is full ({signup['seats']} seats)")
-    taken = {j["name"] for j in joined}
+    player = None
     if name:
         player = _check_name("player name", name)
-        if player in taken:
+        if player in {j["name"] for j in joined}:
             raise PbemError(f"the name '{player}' is taken in game '{signup['id']}'; JOIN {signup['id']} with another name")
-    else:
-        player = _default_name(addr, taken)
+    return signup, joined, addr, player
+
+
+def join_code(db, game_id: str, email: str, name: str | None = None) -> tuple[str, str | None]:
+    """The code that confirms a JOIN by mail of this address, under this name (None: a name
+    made from the address), in this sign-up of this game: (the code, the name checked). Like
+    OBSERVE's (`observer_code`), known only to the store and to whoever reads that address's
+    mail, so a forged From takes no seat. Refused (PbemError) when the JOIN itself would be."""
+    signup, _joined, addr, player = _joinable(db, game_id, email, name)
+    # the sign-up's creation time too: a game opened again under the same id takes no old code
+    return _code(db, "join-key", "JOIN", "join", signup["id"], signup["created"], addr.lower(), player or ""), player
+
+
+def _code(db, key_name: str, what: str, *parts: str) -> str:
+    """An HMAC of `parts` under a key kept in the store (`kept_secret`), 10 hex digits."""
+    import hashlib
+    import hmac
+
+    from pbem.host.store import kept_secret
+
+    key = kept_secret(db, key_name)
+    if key is None:
+        raise PbemError(f"{what} cannot be confirmed now (the store cannot be written); try again later")
+    return hmac.new(key.encode(), "\n".join(parts).encode(), hashlib.sha256).hexdigest()[:10]
+
+
+def join(db, game_id: str, email: str, name: str | None = None, *, turns=None) -> tuple[str, str]:
+    """Take a seat in a game open for sign-up: (the seat's name, its password). The caller
+    tells the player (the JOIN reply); by mail, only once the address has confirmed it
+    (`join_code`). The game starts when this fills the last seat."""
+    signup, joined, addr, player = _joinable(db, game_id, email, name)
+    if player is None:
+        player = _default_name(addr, {j["name"] for j in joined})
     password = new_password()
     with db.atomic():
         db["signup_players"].insert({"game_id": signup["id"], "name": player, "email": addr, "password": password,
@@ -463,18 +496,10 @@ def observe(db, game_id: str, email: str, *, remove: bool = False) -> str:
 def observer_code(db, game_id: str, email: str) -> str:
     """The code that confirms an OBSERVE by mail for this game and address: known only to the
     store (an HMAC under a key kept in it) and to whoever reads that address's mail."""
-    import hashlib
-    import hmac
-
-    from pbem.host.store import kept_secret
-
     addr = clean_email(email)
     gid = (game_id or "").strip().lower()
     _observable(db, gid)
-    key = kept_secret(db, "observe-key")
-    if key is None:
-        raise PbemError("OBSERVE cannot be confirmed now (the store cannot be written); try again later")
-    return hmac.new(key.encode(), f"{gid}\n{addr.lower()}".encode(), hashlib.sha256).hexdigest()[:10]
+    return _code(db, "observe-key", "OBSERVE", gid, addr.lower())
 
 
 def observers(db, game_id: str) -> list[str]:

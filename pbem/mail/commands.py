@@ -90,10 +90,13 @@ From your registered address, no password needed:
 From anyone:
   - LIST                every game: type, turn, state, deadline, awaited
   - HISTORY GAME [TURN] a game's public reports (all, or that turn's)
-  - JOIN GAME [NAME]    a seat in a game open for sign-up
+  - JOIN GAME [NAME]    a seat in a game open for sign-up (the reply asks you
+                        to confirm: JOIN GAME [NAME] CONFIRM CODE; then your
+                        password comes)
   - OBSERVE GAME        each turn's public report of a game (the reply asks
                         you to confirm: OBSERVE GAME CONFIRM CODE)
   - OBSERVE GAME STOP   no more of them
+Words after STOP or after CONFIRM CODE are ignored (the answer says so).
   - HELP                this help (with [GAME_ID]: the game's orders too)
 
 Press: at most {press_chars} characters a message, {press_day} messages a day per
@@ -594,30 +597,64 @@ def _game_arg(m: Incoming, what: str) -> str | None:
     return m.request.arg or m.tag_game or m.found.inherited("game")
 
 
+def _confirm_parts(text: str | None) -> tuple[list[str], bool, str | None, list[str]]:
+    """The words of a request after its game, split at CONFIRM: (the words before it, whether
+    there is a CONFIRM, the code after it, the words after the code)."""
+    words = (text or "").split()
+    at = next((i for i, w in enumerate(words) if w.lower() == "confirm"), None)
+    if at is None:
+        return words, False, None, []
+    return words[:at], True, (words[at + 1] if len(words) > at + 1 else None), words[at + 2:]
+
+
+def _ignored(words: list[str], after: str) -> str:
+    """The sentence that says which words after STOP or CONFIRM CODE were not read."""
+    if not words:
+        return ""
+    return f"\n(The words after {after} were ignored: '{header_safe(' '.join(words), 60)}'.)"
+
+
 def join(m: Incoming) -> Answer:
-    """JOIN GAME [NAME]: a seat in a game open for sign-up, for the sender's address."""
+    """JOIN GAME [NAME]: a seat in a game open for sign-up, for the sender's address, once the
+    address confirms it (JOIN GAME [NAME] CONFIRM CODE, the code mailed back for that game,
+    name and address: a forged From takes no seat and gets nobody a password)."""
     from pbem.host import seats
 
     gid = _game_arg(m, "JOIN")
     if not gid:
         return Answer.refused("JOIN needs a game: JOIN GAME [NAME] (LIST shows the games open for sign-up)")
-    name = m.request.args[1] if len(m.request.args) > 1 else None
-    if name and len(name.split()) > 1:
-        one = "-".join(name.split())
+    words, confirming, typed, extra = _confirm_parts(m.request.args[1] if len(m.request.args) > 1 else None)
+    name = " ".join(words) or None
+    if name and len(words) > 1:
+        one = "-".join(words)
         return Answer.refused(f"JOIN: '{header_safe(name, 80)}' is not a name here: a name is one word of letters, "
                               f"digits, '-' or '_' (at most 40), e.g. JOIN {header_safe(gid, 40)} {header_safe(one, 40)}. "
                               "Nothing was changed")
-    player, password = seats.join(m.db, gid, m.sender, name, turns=m.ctx.turns)
+    code, player = seats.join_code(m.db, gid, m.sender, name)  # refused as the JOIN itself would be
     gid = gid.lower()
+    line = f"JOIN {gid}{' ' + player if player else ''}"
+    as_whom = f"as {player}" if player else "under a name made from your address"
+    if not confirming:
+        return Answer(True, f"JOIN: to take a seat in game {gid} {as_whom}, with the address {m.sender}, send a "
+                            f"message with this line from this address:\n\n    {line} CONFIRM {code}\n\n"
+                            "If you did not ask for it, ignore this mail: no seat is taken and nothing more will come.",
+                      f"JOIN {gid}: confirmation asked")
+    if not typed:
+        return Answer.refused(f"{line} CONFIRM needs the code: send {line} to have it mailed to {m.sender}")
+    if typed.lower() != code:
+        return Answer.refused(f"{line} CONFIRM: that is not the code sent to {m.sender} for this game and name "
+                              f"(a code confirms one game, one name and one address; send {line} for it)")
+    player, password = seats.join(m.db, gid, m.sender, name, turns=m.ctx.turns)
     return Answer(True, f"JOIN: you have a seat in game {gid} as {player}.\nYour password: {password}\n"
                         "Put it on the PASSWORD line of your orders; keep it to yourself. Your first report comes "
-                        "when the game starts.", f"JOIN {gid} as {player}")
+                        "when the game starts." + _ignored(extra, "the code"), f"JOIN {gid} as {player}")
 
 
 def observe(m: Incoming) -> Answer:
     """OBSERVE GAME: each turn's public report of a game, to the sender's address, once the
     address confirms it (OBSERVE GAME CONFIRM CODE, the code mailed back: a forged From cannot
-    sign somebody up); OBSERVE GAME STOP: no more."""
+    sign somebody up); OBSERVE GAME STOP: no more. Words after STOP or CONFIRM CODE are
+    ignored, and the answer says so."""
     from pbem.host import seats
 
     gid = _game_arg(m, "OBSERVE")
@@ -626,7 +663,8 @@ def observe(m: Incoming) -> Answer:
     gid = gid.lower()
     how = (m.request.args[1] or "").split() if len(m.request.args) > 1 and m.request.args[1] else []
     if how and how[0].lower() == "stop":
-        return Answer(True, seats.observe(m.db, gid, m.sender, remove=True), f"OBSERVE {gid} STOP")
+        return Answer(True, seats.observe(m.db, gid, m.sender, remove=True) + _ignored(how[1:], "STOP"),
+                      f"OBSERVE {gid} STOP")
     code = seats.observer_code(m.db, gid, m.sender)  # NotFound for a game that is not there
     if not how:
         return Answer(True, f"OBSERVE: to have each turn's public report of game {gid} come to {m.sender}, send a "
@@ -641,7 +679,7 @@ def observe(m: Incoming) -> Answer:
     before = m.db.execute("select coalesce(max(id), 0) from outbox").fetchone()[0]
     text = seats.observe(m.db, gid, m.sender)  # (and the latest public report, when the game has begun)
     mailed = m.db.execute("select count(*) from outbox where id > ?", [before]).fetchone()[0]
-    return Answer(True, text, f"OBSERVE {gid}", mails=bool(mailed))
+    return Answer(True, text + _ignored(how[2:], "the code"), f"OBSERVE {gid}", mails=bool(mailed))
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,14 @@ _COMMANDS = (
     ("set_address", re.compile(r"^set[ \t]+address(?:[ \t]+(.*))?$", re.IGNORECASE)),
     ("send_password", re.compile(r"^send[ \t]+(?:my[ \t]+)?password\.?$", re.IGNORECASE)),
     ("resign", re.compile(r"^resign\.?$", re.IGNORECASE)),
-    # JOIN GAME NAME; a name of a few words ("Dave The Great") is a JOIN too, refused with the name rules
-    ("join", re.compile(r"^join(?:[ \t]+(\S+)(?:[ \t]+(\S+(?:[ \t]+\S+){0,3}))?)?$", re.IGNORECASE)),
-    # OBSERVE GAME, OBSERVE GAME CONFIRM CODE (the code the first one mailed back), OBSERVE GAME STOP
-    ("observe", re.compile(r"^observe(?:[ \t]+(\S+)(?:[ \t]+(stop|confirm(?:[ \t]+\S+)?))?)?$", re.IGNORECASE)),
+    # JOIN GAME [NAME], JOIN GAME [NAME] CONFIRM CODE (the code the first one mailed back); a
+    # name of a few words ("Dave The Great") is a JOIN too, refused with the name rules; words
+    # after CONFIRM CODE are the handler's to ignore (and say so)
+    ("join", re.compile(r"^join(?:[ \t]+(\S+)(?:[ \t]+(\S+(?:[ \t]+\S+){0,3}(?:[ \t]+confirm(?:[ \t].*)?)?"
+                        r"|confirm(?:[ \t].*)?))?)?$", re.IGNORECASE)),
+    # OBSERVE GAME, OBSERVE GAME CONFIRM CODE (the code the first one mailed back), OBSERVE GAME
+    # STOP; words after STOP or CONFIRM CODE are the handler's to ignore (and say so)
+    ("observe", re.compile(r"^observe(?:[ \t]+(\S+)(?:[ \t]+((?:stop|confirm)(?:[ \t].*)?))?)?$", re.IGNORECASE)),
     ("list", re.compile(r"^list\.?$", re.IGNORECASE)),
     ("history", re.compile(r"^history(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),
     ("draw", re.compile(r"^draw\.?$", re.IGNORECASE)),

@@ -20,8 +20,8 @@ submission), but its reply is withheld (outbox status `withheld`), and the GM is
 an hour: a notice to the GM's address (the game's `gm_email`, else `gm` in pbem.toml's
 [mail], else PBEM_GM) and a line in `pbem status`. **The reply cap** -- at most
 `REPLY_CAP` answers an hour to one address for messages that were rejected (or asked for
-HELP, or were answered though no seat vouches for their sender: LIST, HISTORY): whatever
-auto-responder is not recognised, a mail loop cannot start. Acknowledgements of accepted
+HELP, or were answered though no seat vouches for their sender: LIST, HISTORY, JOIN,
+OBSERVE): whatever auto-responder is not recognised, a mail loop cannot start. Acknowledgements of accepted
 orders and requested reports are never capped, nor the refusal of orders sent
 with the right password (a player always learns why: no auto-responder knows the password),
 and a seat's wrong passwords are left to the guessing throttle (a player who mistypes is
@@ -344,7 +344,7 @@ def _guessing(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
 
 def _capped(out: Outcome) -> bool:
     """Whether the answer to this message counts against the reply cap: it was rejected, asked
-    for HELP, or was answered to a sender no seat vouches for (LIST, HISTORY, OBSERVE: a forged
+    for HELP, or was answered to a sender no seat vouches for (LIST, HISTORY, JOIN, OBSERVE: a forged
     From could have the judge mail somebody who never asked, message after message)."""
     return out.outcome == "rejected" or out.reason.startswith("help sent") or (out.outcome == "accepted" and not out.player)
 
