@@ -180,11 +180,12 @@ def test_wait_from_a_player_not_asked_this_turn_says_it_has_no_effect(game, tmp_
     _, mail = send(db, tmp_path, f"{idle}@example.org", f"PASSWORD {pw[idle]}\nWAIT\n")
     reply = reply_of(mail, f"{idle}@example.org")
     assert "REFUSED: WAIT has no effect: you are not asked for orders in turn 1 of g1" in reply, reply
-    assert "will not resolve before its deadline" not in reply
+    assert "will not resolve" not in reply
     assert db["waits"].count == 0
     # a player asked: WAIT holds the turn, as before
     _, mail = send(db, tmp_path, f"{asked[0]}@example.org", f"PASSWORD {pw[asked[0]]}\nWAIT\n")
-    assert "will not resolve before its deadline" in reply_of(mail, f"{asked[0]}@example.org")
+    # (the game has no deadline: the turn waits for NOWAIT or the GM)
+    assert "will not resolve until you send NOWAIT or the GM resolves it" in reply_of(mail, f"{asked[0]}@example.org")
     assert db["waits"].count == 1
 
 
