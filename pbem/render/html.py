@@ -215,7 +215,7 @@ def text_position(db, rules, game: dict, state: dict, view: dict, events, number
     """The position as text for a game without a map: its report partial, else the stored
     public report."""
     gtype = game["type"]
-    if rules is not None and has_template(f"{gtype}/position.txt.j2"):
+    if rules is not None and reports.has_position(gtype):
         try:
             over = bool(state["flow"].get("over"))
             ctx = {
@@ -225,7 +225,7 @@ def text_position(db, rules, game: dict, state: dict, view: dict, events, number
                 "player": None, "view": view, "colour": None, "events": events, "asked": False, "prompt": "",
                 "order_groups": [],
             }
-            return reports.render(f"{gtype}/position.txt.j2", **ctx)
+            return reports.position_text(gtype, ctx)
         except Exception:
             pass
     return host.report_text(db, game["id"], number, None) or ""
@@ -263,7 +263,7 @@ def load_game(db, row: dict, known: dict | None = None, code: str = "") -> Game:
                 loads(row["outcome"]) if row["status"] == "finished" else None, loads(row["schedule"]),
                 event_texter(gtype, rules is not None))
     # a position written by a game's own template may show the game row's deadline and seed
-    extra = "" if has_map or rules is None or not has_template(f"{gtype}/position.txt.j2") else json.dumps(
+    extra = "" if has_map or rules is None or not reports.has_position(gtype) else json.dumps(
         [row["deadline"], row["schedule"], row["status"], row["seed"]])
 
     def fill(t: Turn, state: dict | None = None, evs: list[dict] | None = None) -> None:

@@ -13,6 +13,7 @@ from pbem.core import citations, engine, hexgrid
 from pbem.core.registry import templates_dir
 from pbem.host import schedule
 from pbem.host.store import loads
+from pbem.render import gods
 
 
 def bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -106,6 +107,25 @@ def environment() -> jinja2.Environment:
     env.globals["pick"] = env.select_template  # the first template of a list that exists
     env.filters["plural"] = lambda n, word, many=None: f"{n} {word if n == 1 else (many or word + 's')}"
     return env
+
+
+# A game's position text written in plain Python instead of a templates/<game>/position.txt.j2
+# (issue 17: the largest part of a GODS report, built once a turn in a fraction of a render).
+# Each reads the view alone, and nothing of its `you`.
+POSITIONS = {"gods": gods.position}
+
+
+def has_position(game_type: str) -> bool:
+    """Whether the game has a position text of its own (POSITIONS or its position.txt.j2)."""
+    return game_type in POSITIONS or (templates_dir() / game_type / "position.txt.j2").is_file()
+
+
+def position_text(game_type: str, ctx: dict) -> str:
+    """The game's own position text (as report.txt.j2 shows it) for a context of a report."""
+    made = POSITIONS.get(game_type)
+    if made is not None:
+        return made(ctx["view"])
+    return render(f"{game_type}/position.txt.j2", **ctx)
 
 
 def visible_events(events: list[dict], player: str | None) -> list[dict]:
@@ -272,7 +292,8 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
         "rules_text": citations.rules_text(rules.data),
     }
     texts = _event_texts(rules, base, events)  # issue 17: what every reader shares, rendered once
-    position = environment().select_template([f"{rules.info.name}/position.txt.j2", "generic/position.txt.j2"])
+    made = POSITIONS.get(rules.info.name)
+    position = None if made else environment().select_template([f"{rules.info.name}/position.txt.j2", "generic/position.txt.j2"])
     memo: dict = {}
     requests = rules.requests(state)
     report = environment().get_template("report.txt.j2")
@@ -296,6 +317,12 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
         own = set(ctx) - set(base)
         lines = texts if texts and own <= _OWN else _event_texts(rules, base, ctx["events"], ctx)
         ctx["event_lines"] = [lines[id(e)] for e in ctx["events"]]
-        ctx["position_text"] = _render_parts(position, ctx, own, memo)
+        if made is None:
+            ctx["position_text"] = _render_parts(position, ctx, own, memo)
+        else:  # once for the views that share every part but `you` (Rules.views); they are alive: no id reused
+            same = tuple(id(x) for k, x in view.items() if k != "you")
+            if same not in memo:
+                memo[same] = made(view)
+            ctx["position_text"] = memo[same]
         out[viewer or ""] = report.render(**ctx)
     return out
