@@ -48,6 +48,26 @@ def test_an_order_file_name_not_utf8_is_reported_for_its_game_alone(tmp_path):
     assert (phase(tmp_path, "g1"), phase(tmp_path, "g2")) == (1, 2)
 
 
+def test_a_file_name_with_a_terminal_escape_is_shown_as_it_is(tmp_path):
+    """A second attack found the escape in turns/g1/1/ze<ESC>[31mus.txt dropped from the
+    message: "turns/g1/1/zeus.txt: game 'g1' has no player 'zeus'; its players are zeus,
+    hera". The name is shown as it is, its control characters escaped (so nothing reaches the
+    GM's terminal), for order files and mail files alike."""
+    new_game(tmp_path, "g1", "zeus", "hera")
+    (tmp_path / "turns" / "g1" / "1" / "ze\x1b[31mus.txt").write_text("x\n")
+    p = pbem(tmp_path, "resolve", "g1")
+    no_internals(p)
+    assert "\x1b" not in p.stdout + p.stderr, p.stderr
+    assert ("turns/g1/1/ze\\x1b[31mus.txt: the file name is not valid UTF-8 or holds a control character"
+            in p.stderr), p.stderr
+    md = tmp_path / "md"
+    for sub in ("new", "cur", "tmp"):
+        (md / sub).mkdir(parents=True)
+    (md / "new" / "1.\x1b[2J\u202eM1.host").write_bytes(b"From: a@example.org\nSubject: [g1]\nMessage-ID: <e1@x>\n\nHELP\n")
+    p = ok(pbem(tmp_path, "ingest", "md"))
+    assert "accepted md/new/1.\\x1b[2J\\u202eM1.host g1: help sent" in p.stdout, p.stdout
+
+
 # --- finding 14: a Maildir message moved by a mail client while ingest runs ----------------------
 
 def _maildir(tmp_path, n: int):

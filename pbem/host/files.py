@@ -5,21 +5,29 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def shown(path: str | os.PathLike) -> str:
     """A file name fit to store and print (issue 17): a name that is not valid UTF-8 (its
-    bytes kept as surrogates by Python) has those bytes as \\xNN escapes; any other name is
-    returned as it is. The file itself is still opened by its real name."""
+    bytes kept as surrogates by Python) has those bytes as \\xNN escapes, and a control
+    character in it (a terminal escape, a bidirectional override) is shown as \\xNN or
+    \\uNNNN, not dropped (the name shown is the name there); any other name is returned as it
+    is. The file itself is still opened by its real name."""
     text = os.fspath(path)
     try:
         text.encode("utf-8")
-        return text
     except UnicodeEncodeError:
-        return os.fsencode(text).decode("utf-8", "backslashreplace")
+        text = os.fsencode(text).decode("utf-8", "backslashreplace")
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
+    return text
 
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC

@@ -474,8 +474,8 @@ def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) 
     folder = turn_dir(turns, game_id, number)  # the files' source names, as they always were
     for path in (folder / name for name in names):
         if shown(path.name) != path.name:  # issue 17: no player has such a name, and it cannot be stored
-            raise PbemError(f"{shown(path)}: the file name is not valid UTF-8 (only PLAYER.txt files belong there); "
-                            f"rename the file or move it away")
+            raise PbemError(f"{shown(path)}: the file name is not valid UTF-8 or holds a control character (only "
+                            f"PLAYER.txt files belong there); rename the file or move it away")
         try:  # a FIFO would wait for a writer for ever, a link could point anywhere
             raw = read_regular(path)
         except OSError as err:  # resolve reports it for this game, and goes on with the others
