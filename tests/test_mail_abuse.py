@@ -110,6 +110,25 @@ def test_the_last_confirmed_join_starts_the_game(run, tmp_path):
             assert not any(c in text for c in codes), path
 
 
+def test_a_confirmed_join_is_answered_even_past_the_reply_cap(run, tmp_path):
+    """The reply cap holds back answers to senders nobody vouches for; a JOIN confirmed by its
+    code comes from an address that reads its mail, and its answer carries the password of the
+    seat it took: it is never held back (else the seat is taken and the password lost)."""
+    assert run("new", "gods", "quick", "--open", "3").returncode == 0
+    run("ingest", eml(tmp_path, "a1", "ann@example.org", "JOIN quick"))
+    code = code_in(outbox_bodies(tmp_path, to="ann@example.org")[-1], "JOIN quick CONFIRM")
+    run("ingest", eml(tmp_path, "a2", "ann@example.org", "JOIN quick CONFIRM 0000000000"))   # a typo
+    run("ingest", eml(tmp_path, "a3", "ann@example.org", "LIST"))
+    r = run("ingest", eml(tmp_path, "a4", "ann@example.org", f"JOIN quick CONFIRM {code}"))
+    assert "1 accepted" in r.stdout and "reply cap" not in r.stdout, r.stdout
+    assert "1 of 3 seats taken (ann)" in run("status").stdout
+    [last] = [m for m in outbox_rows(tmp_path, to="ann@example.org")][-1:]
+    assert last["status"] == "queued" and "Your password: " in last["body"], last
+    # a forged From is still held back at the cap: a wrong code from a capped address is not answered
+    r = run("ingest", eml(tmp_path, "a5", "ann@example.org", "JOIN quick CONFIRM 1111111111"))
+    assert "reply cap" in r.stdout, r.stdout
+
+
 # --- 2. at most 3 mails answer one message, the reply counted from the first -------------------------
 
 def test_a_forged_message_of_many_requests_gets_three_mails_at_most(run, tmp_path):

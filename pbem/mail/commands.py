@@ -645,6 +645,7 @@ def join(m: Incoming) -> Answer:
         return Answer.refused(f"{line} CONFIRM: that is not the code sent to {m.sender} for this game and name "
                               f"(a code confirms one game, one name and one address; send {line} for it)")
     player, password = seats.join(m.db, gid, m.sender, name, turns=m.ctx.turns)
+    m.out.authenticated = True  # the code proves the sender reads that address: never held back (the reply cap)
     return Answer(True, f"JOIN: you have a seat in game {gid} as {player}.\nYour password: {password}\n"
                         "Put it on the PASSWORD line of your orders; keep it to yourself. Your first report comes "
                         "when the game starts." + _ignored(extra, "the code"), f"JOIN {gid} as {player}")
@@ -678,6 +679,7 @@ def observe(m: Incoming) -> Answer:
                               f"(send OBSERVE {gid} for it)")
     before = m.db.execute("select coalesce(max(id), 0) from outbox").fetchone()[0]
     text = seats.observe(m.db, gid, m.sender)  # (and the latest public report, when the game has begun)
+    m.out.authenticated = True  # the code proves the sender reads that address (as JOIN's)
     mailed = m.db.execute("select count(*) from outbox where id > ?", [before]).fetchone()[0]
     return Answer(True, text + _ignored(how[2:], "the code"), f"OBSERVE {gid}", mails=bool(mailed))
 

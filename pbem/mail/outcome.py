@@ -19,7 +19,7 @@ class Outcome:
     inbox_id: int | None = None
     submission_id: int | None = None
     outbox_id: int | None = None
-    authenticated: bool = False  # the player's password was right (the reply cap never holds their answer back)
+    authenticated: bool = False  # the password (or JOIN's, OBSERVE's code) was right: never held back by the reply cap
 
     def line(self) -> str:
         who = f" {self.game_id}" + (f"/{self.player}" if self.player else "") if self.game_id else ""
