@@ -96,8 +96,8 @@ From anyone:
   - OBSERVE GAME        each turn's public report of a game (the reply asks
                         you to confirm: OBSERVE GAME CONFIRM CODE)
   - OBSERVE GAME STOP   no more of them
-Words after STOP or after CONFIRM CODE are ignored (the answer says so).
   - HELP                this help (with [GAME_ID]: the game's orders too)
+Words after STOP or after CONFIRM CODE are ignored (the answer says so).
 
 Press: at most {press_chars} characters a message, {press_day} messages a day per
 game; the game's press option may turn it off (none) or make it anonymous
