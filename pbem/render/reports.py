@@ -121,7 +121,7 @@ def has_position(game_type: str) -> bool:
 
 
 def position_text(game_type: str, ctx: dict) -> str:
-    """The game's own position text (as report.txt.j2 shows it) for a context of a report."""
+    """The game's own position text (as report_text shows it) for a context of a report."""
     made = POSITIONS.get(game_type)
     if made is not None:
         return made(ctx["view"])
@@ -162,7 +162,8 @@ def seat_notes(players: list[dict]) -> list[str]:
     return out
 
 
-# A reader's own variables in a report's context (text_reports), and report.txt.j2's locals.
+# A reader's own variables in a report's context (text_reports), and `title`, which report_text
+# passes the order form's template as the layout template it replaced set it.
 _OWN = frozenset(("player", "view", "colour", "events", "asked", "prompt", "order_groups", "summary", "press",
                   "event_lines", "position_text", "title"))
 _BARE = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
@@ -193,7 +194,7 @@ def _reads(name: str) -> tuple[frozenset[str], frozenset[str] | None] | None:
 
 
 def _event_texts(rules, base: dict, events: list[dict], ctx: dict | None = None) -> dict[int, tuple[str, str]]:
-    """Each event's report line and the rule it cites, by id(event), as report.txt.j2 wrote
+    """Each event's report line and the rule it cites, by id(event), as report_text writes
     them (`common` imported with the context): once a turn for every reader (issue 17), as
     events.j2 reads none of a reader's own variables; else once per reader (`ctx`)."""
     env = environment()
@@ -269,6 +270,74 @@ def _render_part(template: jinja2.Template, ctx: dict, own: set[str], memo: dict
     return memo[key]
 
 
+def _dashes(title: str) -> str:
+    return f"{title}\n{'-' * len(title)}\n"
+
+
+def report_text(ctx: dict) -> str:
+    """One reader's turn report from its context (text_reports): the shared layout of every
+    game, its sections in order (the events, the press, the game's position text, the seats,
+    the summary, the result, the order form), written with string operations (issue 17: it
+    was templates/report.txt.j2, rendered four times a turn). The order form's examples are
+    the game's templates/<game>/orders.txt.j2 (or generic/orders.txt.j2), with this context."""
+    info, game, turn, player = ctx["info"], ctx["game"], ctx["turn"], ctx["player"]
+    title = f"{info.title} -- game {game['id']} -- turn {turn}"
+    out = [title, "\n", "=" * len(title), "\n"]
+    if player:
+        colour = ctx["colour"]
+        out.append(f"Report for {player} ({colour}).\n" if colour else f"Report for {player}.\n")
+    else:
+        out.append("Public report.\n")
+    out.append("The game is over.\n" if ctx["over"] else f"Deadline: {ctx['deadline']}\n")
+    out.append(f"Seed hash (SHA-256, published at the start): {game['seed_hash']}\n")
+    seed = ctx["revealed_seed"]
+    if seed is not None:
+        out.append(f'Seed (revealed at the end): {seed} -- check: sha256 of "{seed}" must equal the hash above,\n'
+                   f"and `pbem replay {game['id']} --verify` re-runs every phase from it.\n")
+    out.append("\n")
+    out.append(_dashes(f"What happened in turn {turn - 1}") if turn > 1 else "The game begins\n---------------\n")
+    lines = ctx["event_lines"]  # each event's line and the rule it cites, rendered once a turn (_event_texts)
+    for text, cited in lines:
+        if text:
+            out.append(f"  {text} [{cited}]\n" if cited else f"  {text}\n")
+    if not lines:
+        out.append("  (nothing)\n")
+    rules_text = ctx.get("rules_text")
+    if ctx["events"] and rules_text:
+        out.append(f"  [...]: the rule each ruling applies, a section of the rules text ({rules_text}) or a CHOICE of ours.\n")
+    press = ctx["press"]
+    if press:
+        out.append("\n" + _dashes(f"Messages (press) in turn {turn - 1}"))
+        for p in press:
+            to = "everyone" if p["public"] else ("you" if p["to"] == player else p["to"])
+            out.append(f"{'you' if p['mine'] else p['from']} to {to}:\n")
+            out += [f"  {line}\n" for line in p["lines"]]
+    out += ["\n", ctx["position_text"]]
+    if ctx["seat_notes"]:
+        out.append("\nSeats\n-----\n")
+        out += [f"  {line}\n" for line in ctx["seat_notes"]]
+    if ctx["summary"]:
+        out.append("\nAt a glance\n-----------\n")
+        out += [f"  {label}: {text}\n" for label, text in ctx["summary"]]
+    outcome = ctx["outcome"]
+    if outcome:
+        out.append(f"\nResult\n------\n{str(outcome['reason']).capitalize()}.\n")
+        out += [f"  {'%-16s' % (name,)} {'%3d' % (pts,)} points{'   WINNER' if name in outcome['winners'] else ''}\n"
+                for name, pts in outcome["scores"].items()]
+    if player and not ctx["over"]:
+        out.append("\nYour orders\n-----------\n")
+        out.append(f"{ctx['prompt']}\n" if ctx["asked"] else
+                   f"It is not your turn: waiting for {', '.join(map(str, ctx['awaiting'])) or 'nobody'}.\n")
+        out.append(f"\nOrder form (reply with this, your orders filled in; lines starting with # are ignored)\n"
+                   f"GAME {game['id']}\nPLAYER {player}\nPASSWORD your-password-here\n"
+                   "# (a line READY keeps these orders as they are even if a line is rejected; see the acknowledgement)\n")
+        if ctx["asked"]:
+            out.append(environment().select_template([f"{info.name}/orders.txt.j2", "generic/orders.txt.j2"])
+                       .render(**ctx, title=title))
+        out.append("END\n")
+    return "".join(out)
+
+
 def text_reports(rules, game: dict, players: list[dict], state: dict, events: list[dict], number: int) -> dict[str, str]:
     """Every report of one turn: one per player, and the public one under the key ''."""
     sched = loads(game["schedule"])
@@ -296,7 +365,6 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
     position = None if made else environment().select_template([f"{rules.info.name}/position.txt.j2", "generic/position.txt.j2"])
     memo: dict = {}
     requests = rules.requests(state)
-    report = environment().get_template("report.txt.j2")
     out = {}
     viewers = [None] + [p["name"] for p in players]
     views = rules.views(state, viewers)
@@ -324,5 +392,5 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
             if same not in memo:
                 memo[same] = made(view)
             ctx["position_text"] = memo[same]
-        out[viewer or ""] = report.render(**ctx)
+        out[viewer or ""] = report_text(ctx)
     return out
