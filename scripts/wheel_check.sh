@@ -45,7 +45,7 @@ need = [
     "pbem/games/gods/data.toml",
     "pbem/games/gods/ORDERS.md",
     "pbem/templates/report.txt.j2",
-    "pbem/templates/gods/position.txt.j2",
+    "pbem/templates/gods/orders.txt.j2",
     "pbem/host/wordlist.txt",
 ]
 missing = [n for n in need if n not in names]
