@@ -161,6 +161,29 @@ def test_a_forged_message_of_many_requests_gets_three_mails_at_most(run, tmp_pat
     assert "line 5: HISTORY g1 1\n  REFUSED: not sent: one message is answered by at most 3 mails" in reply, reply
 
 
+def test_the_same_report_asked_three_ways_is_mailed_once(run, tmp_path):
+    """A second attack found REPORT, REPORT 1 and REPORT 01 (turn 1 the current turn) mailing
+    the same report three times: they are one request, answered once."""
+    assert run("new", "gods", "g1", "-p", "zeus:zeus@example.org", "-p", "hera:hera@example.org").returncode == 0
+    pw = re.search(r"Your password: (\S+)", outbox_bodies(tmp_path, to="zeus@example.org")[0]).group(1)
+    before = len(outbox_rows(tmp_path, to="zeus@example.org"))
+    r = run("ingest", eml(tmp_path, "r", "zeus@example.org", f"GAME g1\nPLAYER zeus\nPASSWORD {pw}\nREPORT\nREPORT 1\nREPORT 01\n"))
+    assert "1 accepted" in r.stdout and "answered once (2 times)" in r.stdout, r.stdout
+    mails = outbox_rows(tmp_path, to="zeus@example.org")[before:]
+    assert [m["kind"] for m in mails].count("report") == 1, [m["subject"] for m in mails]
+
+
+def test_a_message_of_a_thousand_requests_is_told_as_it_was_read(run, tmp_path):
+    """A second attack found 1,000 requests told "1 done, 50 refused" (950 were never read) and
+    the GM's line repeating "the same request as an earlier line" 49 times."""
+    assert run("new", "gods", "g1", "-p", "zeus", "-p", "hera").returncode == 0
+    r = run("ingest", eml(tmp_path, "many", "v@example.com", "HISTORY g1\n" * 1000, subject="x"))
+    assert r.stdout.count("the same request as an earlier line") == 1, r.stdout
+    assert "answered once (49 times)" in r.stdout, r.stdout
+    [reply] = [m for m in outbox_rows(tmp_path, to="v@example.com") if m["kind"] == "notice"]
+    assert reply["subject"] == "[pbem] your commands: 1 done, 49 refused, 950 not read", reply["subject"]
+
+
 # --- 3. words after STOP or CONFIRM CODE --------------------------------------------------------
 
 def test_observe_stop_and_confirm_with_words_after_them(run, tmp_path):

@@ -334,6 +334,7 @@ class Answer:
     outbox_id: int | None = None
     document: bool = False
     mails: bool = False  # (not `document`) it queued a mail of its own to the sender all the same (MAX_MAILS)
+    unread: int = 0  # the requests after MAX_REQUESTS this answer stands for (not read at all)
 
     @staticmethod
     def refused(why: str) -> Answer:
@@ -913,11 +914,12 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
         m.request = r
         if i == MAX_REQUESTS:  # one message cannot make the judge do (or send) without end
             rest = len(requests) - i
-            answers.append((r, Answer.refused(f"not read: this and the {rest - 1} request(s) after it; one message "
-                                              f"takes at most {MAX_REQUESTS} requests")))
+            why = (f"not read: this and the {rest - 1} request(s) after it; one message "
+                   f"takes at most {MAX_REQUESTS} requests")
+            answers.append((r, Answer(False, why, why, unread=rest)))
             break
         if r is not None:
-            key = (r.name, tuple((a or "").lower() for a in r.args), tuple(r.body))
+            key = _request_key(r, m)
             if key in asked:  # LIST sixty times made one reply of sixty game lists
                 answers.append((r, Answer.refused("the same request as an earlier line: answered once")))
                 continue
@@ -960,6 +962,15 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     return _conclude(m, answers)
 
 
+def _request_key(r: Request, m: Incoming) -> tuple:
+    """What makes two requests the same (answered once): the command, its words (a turn number
+    as its number: REPORT 01 is REPORT 1; REPORT alone is the current turn's), its block."""
+    args = tuple(str(int(a)) if a and a.isdigit() and len(a) <= 6 else (a or "").lower() for a in r.args)
+    if r.name == "report" and not any(args) and m.game:
+        args = (str(m.game["phase"]),)
+    return (r.name, args, tuple(r.body))
+
+
 def _run(m: Incoming, command: Command) -> Answer:
     """One request's handler, in its own savepoint: refused (a PbemError), it changes nothing.
     (A handler that refuses by its answer has written nothing; refused orders are kept, as
@@ -989,7 +1000,11 @@ def _conclude(m: Incoming, answers: list[tuple[Request | None, Answer]]) -> Outc
     out = m.out
     done = [a for _, a in answers if a.ok]
     out.outcome = "accepted" if done else "rejected"
-    out.reason = "; ".join(a.reason for _, a in answers if a.reason)[:500]
+    counted: dict[str, int] = {}  # each reason once, with how many requests it answers (the GM's line)
+    for _, a in answers:
+        if a.reason:
+            counted[a.reason] = counted.get(a.reason, 0) + 1
+    out.reason = "; ".join(why if n == 1 else f"{why} ({n} times)" for why, n in counted.items())[:500]
     if len(answers) == 1 and not answers[0][1].ok:
         out.reason = answers[0][1].reason
     told = [(r, a) for r, a in answers if not (a.ok and a.document and r is not None) and not (r is None and a.ok)]
@@ -1012,7 +1027,10 @@ def _conclude(m: Incoming, answers: list[tuple[Request | None, Answer]]) -> Outc
                                                              ". Any orders you sent earlier still stand." if _seated(m.db, out)
                                                              else "."))
     tag = f"[{m.game_id}] " if m.game_id else "[pbem] "
-    verdict = "done" if not refused else ("REFUSED" if not done else f"{len(done)} done, {refused} refused")
+    unread = sum(a.unread for _, a in answers)
+    counts = [f"{len(done)} done" if done else "", f"{refused - bool(unread)} refused" if refused - bool(unread) else "",
+              f"{unread} not read" if unread else ""]
+    verdict = "done" if not refused else "REFUSED" if not done and not unread else ", ".join(c for c in counts if c)
     oid = m.notice(subject=f"{tag}your commands: {verdict}", text="\n".join(lines) + "\n", to=m.reply_to)
     out.outbox_id = oid or out.outbox_id
     return out
