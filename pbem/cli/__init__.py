@@ -530,7 +530,7 @@ def publish(
         typer.echo(line)
     trusted = f"{result.trusted} not looked at (nothing new; --check looks at them), " if result.trusted else ""
     typer.echo(f"{len(result.written)} written, {len(result.unchanged)} unchanged, {trusted}{len(result.removed)} removed "
-               f"({result.games} game{'s' if result.games != 1 else ''}) in {result.out}")
+               f"({plural(result.games, 'game')}) in {result.out}")
 
 
 @app.command(short_help="Read players' mail: take the orders, queue acknowledgements.")

@@ -8,6 +8,7 @@ import os
 import typer
 
 from pbem.cli import _fail, _store, app, settings
+from pbem.core.words import plural
 
 
 def _stamp(line: str) -> str:
@@ -174,5 +175,5 @@ def backup(
         partial.unlink(missing_ok=True)
         _fail(f"the copy failed its integrity check ({check}); {source} is unchanged, nothing written")
     os.replace(partial, target)
-    typer.echo(f"backed up {source} to {target} ({target.stat().st_size} bytes, {games} game{'s' if games != 1 else ''}); "
+    typer.echo(f"backed up {source} to {target} ({target.stat().st_size} bytes, {plural(games, 'game')}); "
                "restore by copying it back while pbem is stopped")

@@ -37,6 +37,7 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.core.errors import InputError, NotFound, PbemError
+from pbem.core.words import plural
 from pbem.host import outbox, read, schedule
 from pbem.host.read import HOST_DEFAULTS, host_options
 from pbem.host.store import dumps, loads
@@ -536,8 +537,8 @@ def absent(db, game_id: str, player: str, start, end) -> str:
                                "end": schedule.iso(covered_end), "days": days, "declared": schedule.iso(now)})
         moved = apply_absences(db, game["id"], game["phase"], game["deadline"], None, by=f"player:{seat['name']}")
     shown = _show(game, schedule.iso(covered_end))
-    out = (f"ABSENT: recorded from {_show(game, schedule.iso(begin))} to {shown} ({used + days} of your {allowance} "
-           f"day{'s' if allowance != 1 else ''} used, {left - days} left).")
+    out = (f"ABSENT: recorded from {_show(game, schedule.iso(begin))} to {shown} ({used + days} of your "
+           f"{plural(allowance, 'day')} used, {left - days} left).")
     if moved:
         out += f" The deadline of turn {game['phase']} moves to {_show(game, moved)}."
     if covered_end < finish:

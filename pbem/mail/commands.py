@@ -36,7 +36,7 @@ from pathlib import Path
 from pbem import host, render
 from pbem.core.errors import NotFound, PbemError
 from pbem.core.registry import game_types, order_doc
-from pbem.core.words import turns_exist
+from pbem.core.words import plural, turns_exist
 from pbem.host import outbox, read
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail.extract import Found, Request, choose, order_text
@@ -530,7 +530,7 @@ def press(m: Incoming) -> Answer:
     who = "everyone (public press)" if sent["recipients"] is None else ", ".join(sent["recipients"])
     grey = " anonymously (grey press)" if sent["grey"] else ""
     lines = len(sent["body"].split("\n"))
-    return Answer(True, f"press of {lines} line{'s' if lines != 1 else ''} sent{grey} to {who}.",
+    return Answer(True, f"press of {plural(lines, 'line')} sent{grey} to {who}.",
                   f"press to {'all' if sent['recipients'] is None else ','.join(sent['recipients'])}")
 
 
@@ -987,11 +987,11 @@ def _describe(r: Request | None, m: Incoming) -> str:
         block = m.found.block
         first = block.numbers[0] if block.numbers else block.password_line
         n = len(block.orders)
-        return f"line {first}: your orders ({n} line{'s' if n != 1 else ''})"
+        return f"line {first}: your orders ({plural(n, 'line')})"
     shown = header_safe(r.text, 80)
     if r.name == "press":
         n = len(r.body)
-        return f"line {r.line}: {shown} ({n} line{'s' if n != 1 else ''})"
+        return f"line {r.line}: {shown} ({plural(n, 'line')})"
     return f"line {r.line}: {shown}"
 
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pbem.core.errors import PbemError
+from pbem.core.words import plural
 from pbem.host import deadline, schedule
 from pbem.host.outbox import clean_address
 from pbem.host.service import failpoint as host_failpoint
@@ -63,7 +64,7 @@ class FetchResult:
     notes: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        parts = [f"{self.stored} new message{'s' if self.stored != 1 else ''} stored"]
+        parts = [f"{plural(self.stored, 'new message')} stored"]
         if self.already:
             parts.append(f"{self.already} stored before and now set aside on the server")
         return ", ".join(parts) + "".join(f"; {n}" for n in self.notes)

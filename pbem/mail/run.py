@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbem.core.errors import PbemError
+from pbem.core.words import plural
 from pbem.host import deadline
 from pbem.host import schedule
 from pbem.mail.settings import check_types, config_table
@@ -160,10 +161,6 @@ class RunResult:
         return [s for s in self.steps if s.status == "failed"]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _fetch(db, ctx: dict) -> Step:
     from pbem.mail.settings import load_imap_settings
 
@@ -238,7 +235,7 @@ def _remind(db, ctx: dict) -> Step:
     queued = remind(db)
     if not queued:
         return Step("remind", "idle", "no reminder due")
-    return Step("remind", "done", f"{_plural(len(queued), 'reminder')} queued")
+    return Step("remind", "done", f"{plural(len(queued), 'reminder')} queued")
 
 
 def _send(db, ctx: dict) -> Step:
