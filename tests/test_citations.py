@@ -12,10 +12,12 @@ Adding a game: once its data.toml has a `[citations]` table, add its type to CIT
 from __future__ import annotations
 
 import copy
+import inspect
 import random
 import re
 import tomllib
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +26,7 @@ from pbem.core import citations, engine
 from pbem.core.errors import DataError
 from pbem.core.orders import read_script
 from pbem.core.registry import games_dir, get_rules, load_data
+from pbem.render import reports
 
 CITED = ["gods", "deity", "yegods", "ohgods", "faith"]  # the games with a map from their rules to the text's sections
 OPTIONS = {"deity": {"rounds": "10"}}
@@ -157,9 +160,13 @@ def test_every_scenario_rejection_has_a_citation(game_type):
 @pytest.mark.parametrize("game_type", CITED)
 def test_every_event_type_the_templates_know_has_a_citation(game_type):
     """Event types a play-out may not meet (rare cards, endings): every type the game's
-    report template names has a citation too."""
+    report template (or its event lines in plain Python, pbem.render.reports.EVENT_LINES)
+    names has a citation too."""
     rules = get_rules(game_type)
-    source = (games_dir().parent / "templates" / game_type / "events.j2")
+    if game_type in reports.EVENT_LINES:
+        source = Path(inspect.getsourcefile(reports.EVENT_LINES[game_type]))
+    else:
+        source = (games_dir().parent / "templates" / game_type / "events.j2")
     if not source.exists():
         from pbem.core.registry import templates_dir
         source = templates_dir() / game_type / "events.j2"

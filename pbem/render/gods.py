@@ -1,8 +1,9 @@
-"""GODS's report partials in plain Python rather than Jinja (issue 17): the position text,
-once templates/gods/position.txt.j2, the same text built with string operations (in about
-a fifth of the render's time but for the map; the position was the largest part of a GODS
-report, and GODS the game whose autoplay missed its goal). Read from the view alone, as a
-template reads its context, and nothing of its `you` (pbem.render.reports.POSITIONS)."""
+"""GODS's report partials in plain Python rather than Jinja (issue 17), the same text built
+with string operations: the position (once templates/gods/position.txt.j2; in about a fifth
+of the render's time but for the map: it was the largest part of a GODS report, and GODS the
+game whose autoplay missed its goal) and the event lines (once templates/gods/events.j2).
+Each reads the view, or the event, alone, as a template reads its context, and nothing of
+the view's `you` (pbem.render.reports.POSITIONS, EVENT_LINES)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,80 @@ def position(view: dict) -> str:
     out.append("  Each god builds only the 6 temples of their colour.\n"
                "  Score = 3 per nation card + 2 per victory point card, -4 for the most temples built.\n")
     return "".join(out)
+
+
+def _cardname(c: str) -> str:
+    return c[6:] + " tribe" if c.startswith("tribe:") else {"extra": "extra action", "gameend": "game end"}.get(c, c)
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1].lower() in ('a', 'e', 'i', 'o', 'u') else 'a'} {word}"
+
+
+def _s(n) -> str:
+    return "s" if n != 1 else ""
+
+
+def event_line(e: dict) -> str:
+    """A GODS event's report line, stripped (the engine's own events, `order` and the
+    others of events.j2's TYPES, are that template's)."""
+    etype = e["type"]
+    if etype == "turn_over":
+        return f"{e['player']}'s turn ends; next: {e['next']}."
+    elif etype == "gather":
+        forfeited = f" ({e['forfeited']} forfeited over 12)" if e["forfeited"] else ""
+        return f"{e['player']} gathers strength: +{e['took']} crystals{forfeited}, now {e['crystals']}."
+    elif etype == "reveal":
+        card = e["card"]
+        return "The GAME END card is turned over!" if card == "gameend" else f"Laid out in the display: {_cardname(card)}."
+    elif etype == "move":
+        return f"{e['player']} pays {e['cost']} crystals to move the wasteland at {e['src']} to {e['dst']}."
+    elif etype == "tribe":
+        cost = e["cost"]
+        religion = e["religion"]
+        adopts = f"it adopts the religion of {religion}." if religion else f"it gets no religion ({e['unclaimed_reason']})."
+        return f"{e['player']} places {_a(e['colour'])} tribe at {e['at']} for {cost} crystal{_s(cost)}: {adopts}"
+    elif etype == "wasteland":
+        return f"{e['player']} lays a wasteland at {e['at']} and gains {e['gained']} crystal{_s(e['gained'])}."
+    elif etype == "temple":
+        return f"{e['player']} builds a temple at {e['at']} for {e['cost']} crystals."
+    elif etype == "convert":
+        god = e["god"]
+        return f"The {e['colour']} tribe at {e['at']} converts{f' to {god}' if god else ', but stays unclaimed (no markers left)'}."
+    elif etype == "discard":
+        return f"{e['player']} discards the {_cardname(e['card'])} from the display."
+    elif etype == "whirlwind":
+        return f"{e['player']} plays the whirlwind: the wasteland at {e['src']} moves to {e['dst']}."
+    elif etype == "keep":
+        return f"{e['player']} takes the extra action card."
+    elif etype == "extra":
+        return f"{e['player']} plays an extra action card ({e['actions_left']} action{_s(e['actions_left'])} left)."
+    elif etype == "pass":
+        return f"{e['player']} forfeits an action."
+    elif etype == "nation_founded":
+        colour = e["colour"]
+        vp = f" and takes {_a(colour)} victory point card" if e["vp_card"] else f" (no {colour} victory point card is left)"
+        return f"{e['player']} founds {_a(colour)} nation{vp}."
+    elif etype == "nation_lost":
+        return f"{e['player']}'s {e['colour']} nation disintegrates; the nation card returns to the stock."
+    elif etype == "endgame":
+        return f"{e['player']} chooses to end the game."
+    elif etype == "setup":
+        text = f"The start set-up was laid out ({e['cards']} cards)."
+        if "temples_each" in e:
+            each, out = e["temples_each"], e["temples_out"]
+            text += f" Each god has the {each} temples of their colour"
+            if out:
+                text += f"; the other {out} temples (of the colour{'s' if out > each else ''} no god plays) are out of the game"
+            text += "."
+        return text
+    elif etype == "shuffle":
+        return f"The {e['what']} was shuffled ({e['cards']} cards; {e['note']})."
+    elif etype == "roll":
+        return f"Start player chosen at random: {e['result']}."
+    elif etype == "game_over":
+        penalty = e["temple_penalty"]
+        most = f" Most temples built: {', '.join(map(str, penalty))} (-4 each)." if penalty else ""
+        winners = e["winners"]
+        return f"Game over: {e['reason']}.{most} Winner{'s' if len(winners) > 1 else ''}: {', '.join(map(str, winners))}."
+    return str(etype).strip()

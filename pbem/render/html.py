@@ -173,17 +173,17 @@ def event_texter(game_type: str, known: bool) -> Callable[[dict], str]:
     """One line of text per event, from the same templates as the text reports."""
     env = reports.environment()
     common = env.get_template("events.j2").module
-    game_mod = None
-    if known and has_template(f"{game_type}/events.j2"):
-        game_mod = env.get_template(f"{game_type}/events.j2").module
+    game_line = reports.EVENT_LINES.get(game_type) if known else None
+    if game_line is None and known and has_template(f"{game_type}/events.j2"):
+        game_line = env.get_template(f"{game_type}/events.j2").module.line
     common_types = set(getattr(common, "TYPES", []))
 
     def line(e: dict) -> str:
         try:
             if e.get("type") in common_types:
                 text = str(common.line(e))
-            elif game_mod is not None:
-                text = str(game_mod.line(e))
+            elif game_line is not None:
+                text = str(game_line(e))
             else:
                 text = ""
         except Exception:  # a malformed event must not stop the site

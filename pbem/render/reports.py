@@ -113,6 +113,9 @@ def environment() -> jinja2.Environment:
 # (issue 17: the largest part of a GODS report, built once a turn in a fraction of a render).
 # Each reads the view alone, and nothing of its `you`.
 POSITIONS = {"gods": gods.position}
+# A game's event lines (but the engine's own, events.j2) in plain Python instead of the macro
+# `line` of a templates/<game>/events.j2 (issue 17): each reads the event alone.
+EVENT_LINES = {"gods": gods.event_line}
 
 
 def has_position(game_type: str) -> bool:
@@ -203,13 +206,13 @@ def _event_texts(rules, base: dict, events: list[dict], ctx: dict | None = None)
     if ctx is None and (reads is None or reads[0] & _OWN):
         return {}
     common = common_t.make_module(vars=dict(base if ctx is None else ctx))
-    game_events = env.select_template([f"{rules.info.name}/events.j2", "generic/events.j2"]).module
+    game_line = EVENT_LINES.get(rules.info.name) or env.select_template([f"{rules.info.name}/events.j2", "generic/events.j2"]).module.line
     types = common.TYPES
     out = {}
     for e in events:
         if id(e) in out:
             continue
-        text = str(game_events.line(e) if env.getattr(e, "type") not in types else common.line(e)).strip()
+        text = str(game_line(e) if env.getattr(e, "type") not in types else common.line(e)).strip()
         out[id(e)] = (text, base["cite"](e) if text else "")
     return out
 
