@@ -1,15 +1,25 @@
 """GODS's report partials in plain Python rather than Jinja (issue 17), the same text built
 with string operations: the position (once templates/gods/position.txt.j2; in about a fifth
 of the render's time but for the map: it was the largest part of a GODS report, and GODS the
-game whose autoplay missed its goal) and the event lines (once templates/gods/events.j2).
-Each reads the view, or the event, alone, as a template reads its context, and nothing of
-the view's `you` (pbem.render.reports.POSITIONS, EVENT_LINES)."""
+game whose autoplay missed its goal), the event lines (once templates/gods/events.j2) and
+the order form's examples (once templates/gods/orders.txt.j2). Each reads the view, the
+event or the report's context alone, as a template reads its context, and the position
+nothing of the view's `you` (pbem.render.reports.POSITIONS, EVENT_LINES, ORDER_FORMS)."""
 
 from __future__ import annotations
 
 from pbem.core import hexgrid
 
-_LABELS = {"tribe": "{colour:.2}/{god:.2}", "temple": "T/{god:.2}"}
+
+def _label(c: dict) -> str:
+    """A card's cell on the map: a tribe's colour/religion (-- none), T/god a temple, ~~~
+    anything else; each name cut to two letters."""
+    kind = c["kind"]
+    if kind == "tribe":
+        return f"{(c.get('colour') or '--')[:2]}/{(c.get('god') or '--')[:2]}"
+    if kind == "temple":
+        return f"T/{(c.get('god') or '--')[:2]}"
+    return "~~~"
 
 
 def _card(c: dict) -> str:
@@ -29,11 +39,16 @@ def position(view: dict) -> str:
     turn = view["turn"]
     scores = view["scores"]
     left = turn["actions_left"]
+    cells = {}
+    cards = []
+    for c in board:
+        cells[c["at"]] = _label(c)
+        cards.append(f"  {'%-7s' % (c['at'],)} {_card(c)}\n")
     out = [
         "The board (each hex shows q,r; tribes as colour/religion, T/god = temple, ~~~ = wasteland)\n",
-        hexgrid.draw(hexgrid.labels(board, _LABELS, other="~~~")),
+        hexgrid.draw(cells),
         "\nCards on the board:\n",
-        *[f"  {'%-7s' % (c['at'],)} {_card(c)}\n" for c in board],
+        *cards,
         f"\nDisplay: {', '.join(map(str, view['display'])) or 'empty'}\n"
         f"Draw pile: {view['deck_count']} cards (the game end card is among the bottom 3)\n"
         f"Crystals in the stock: {view['stock']}\n"
@@ -52,6 +67,18 @@ def position(view: dict) -> str:
                    f"{'  (may end the game)' if p['can_end'] else ''}\n")
     out.append("  Each god builds only the 6 temples of their colour.\n"
                "  Score = 3 per nation card + 2 per victory point card, -4 for the most temples built.\n")
+    return "".join(out)
+
+
+def order_form(ctx: dict) -> str:
+    """The order form's examples: the legal orders now (the context's order_groups), a few of
+    each verb."""
+    out = ["# Your legal orders now (each action one line; see `pbem rules gods` for all verbs):\n"]
+    for group in ctx["order_groups"]:
+        out.append(f"# {group['verb']}: {group['help']}\n")
+        out += [f"#   {example}\n" for example in group["examples"]]
+        if group["more"]:
+            out.append(f"#   ... and {group['more']} more\n")
     return "".join(out)
 
 

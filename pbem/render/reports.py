@@ -116,6 +116,9 @@ POSITIONS = {"gods": gods.position}
 # A game's event lines (but the engine's own, events.j2) in plain Python instead of the macro
 # `line` of a templates/<game>/events.j2 (issue 17): each reads the event alone.
 EVENT_LINES = {"gods": gods.event_line}
+# A game's order form examples in plain Python instead of its orders.txt.j2 (issue 17): each
+# reads the report's context, as the template did.
+ORDER_FORMS = {"gods": gods.order_form}
 
 
 def has_position(game_type: str) -> bool:
@@ -282,7 +285,8 @@ def report_text(ctx: dict) -> str:
     game, its sections in order (the events, the press, the game's position text, the seats,
     the summary, the result, the order form), written with string operations (issue 17: it
     was templates/report.txt.j2, rendered four times a turn). The order form's examples are
-    the game's templates/<game>/orders.txt.j2 (or generic/orders.txt.j2), with this context."""
+    the game's ORDER_FORMS, else its templates/<game>/orders.txt.j2 (or generic/orders.txt.j2),
+    with this context."""
     info, game, turn, player = ctx["info"], ctx["game"], ctx["turn"], ctx["player"]
     title = f"{info.title} -- game {game['id']} -- turn {turn}"
     out = [title, "\n", "=" * len(title), "\n"]
@@ -335,8 +339,9 @@ def report_text(ctx: dict) -> str:
                    f"GAME {game['id']}\nPLAYER {player}\nPASSWORD your-password-here\n"
                    "# (a line READY keeps these orders as they are even if a line is rejected; see the acknowledgement)\n")
         if ctx["asked"]:
-            out.append(environment().select_template([f"{info.name}/orders.txt.j2", "generic/orders.txt.j2"])
-                       .render(**ctx, title=title))
+            form = ORDER_FORMS.get(info.name)
+            out.append(form(ctx) if form else environment().select_template(
+                [f"{info.name}/orders.txt.j2", "generic/orders.txt.j2"]).render(**ctx, title=title))
         out.append("END\n")
     return "".join(out)
 
@@ -372,22 +377,29 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
     viewers = [None] + [p["name"] for p in players]
     views = rules.views(state, viewers)
     summaries = rules.summaries(views)  # the position in labelled words, from each viewer's view
+    prompts = {r.player: r.prompt for r in reversed(requests)}  # (the first request of a player's)
+    # issue 17: with no private event, every reader sees the same events, and their lines
+    public = all("to" not in e for e in events)
+    shared = (events, [texts[id(e)] for e in events]) if public and texts else None
     for viewer, view, summary in zip(viewers, views, summaries):
         ctx = dict(base)
         ctx.update(
             player=viewer,
             view=view,
             colour=next((p.get("colour") for p in view.get("players", []) if p.get("name") == viewer), None),
-            events=visible_events(events, viewer),
+            events=shared[0] if shared else visible_events(events, viewer),
             asked=viewer in asked,
-            prompt=next((r.prompt for r in requests if r.player == viewer), ""),
+            prompt=prompts.get(viewer, ""),
             order_groups=_order_groups(rules, state, viewer) if viewer in asked else [],
             summary=summary,
             press=press.get(viewer or "", []),  # the press this viewer may read, senders as they may see them
         )
-        own = set(ctx) - set(base)
-        lines = texts if texts and own <= _OWN else _event_texts(rules, base, ctx["events"], ctx)
-        ctx["event_lines"] = [lines[id(e)] for e in ctx["events"]]
+        own = set(ctx) - set(base)  # (all of _OWN's)
+        if shared:
+            ctx["event_lines"] = shared[1]
+        else:
+            lines = texts or _event_texts(rules, base, ctx["events"], ctx)
+            ctx["event_lines"] = [lines[id(e)] for e in ctx["events"]]
         if made is None:
             ctx["position_text"] = _render_parts(position, ctx, own, memo)
         else:  # once for the views that share every part but `you` (Rules.views); they are alive: no id reused
