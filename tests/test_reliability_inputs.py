@@ -306,6 +306,47 @@ def test_report_files_that_cannot_be_written_are_a_warning_and_never_stop_the_ot
     assert not list((tmp_path / "turns").rglob("*.tmp"))
 
 
+def test_a_new_turn_folder_is_made_whole_at_once_and_one_already_there_gets_its_files_one_by_one(tmp_path, monkeypatch):
+    """Issue 17: the report files of a turn whose folder is not there yet are written into a
+    temporary folder renamed into place (a reader sees no turn folder or all of it); a turn
+    folder already there (an order file dropped in early) keeps what it holds and gets its
+    files one by one; a write that fails leaves no temporary file or folder, and its error is
+    the one the file-by-file writing meets (said as it always was)."""
+    import errno
+
+    from pbem.host import files
+    from pbem.host.service import _write_report_files
+
+    texts = {"": "the public report\n", "alice": "alice's report\n", "bob": "bob's report\n"}
+    made = []
+    real_rename = os.rename
+    monkeypatch.setattr(files.os, "rename", lambda a, b: made.append((a, b)) or real_rename(a, b))
+    _write_report_files(tmp_path / "turns", "g1", 2, texts)  # the game's folder itself made as well
+    turn = tmp_path / "turns" / "g1" / "2"
+    assert [Path(b) for a, b in made] == [turn] and Path(made[0][0]).name.endswith(".tmp")
+    assert {f.name: f.read_text() for f in (turn / "reports").iterdir()} == {
+        "public.txt": "the public report\n", "alice.txt": "alice's report\n", "bob.txt": "bob's report\n"}
+    assert sorted(p.name for p in turn.parent.iterdir()) == ["2"]
+
+    early = tmp_path / "turns" / "g1" / "3"
+    early.mkdir()
+    (early / "alice.txt").write_text("PLAYER alice\nEND\n")
+    _write_report_files(tmp_path / "turns", "g1", 3, texts)
+    assert sorted(p.name for p in early.iterdir()) == ["alice.txt", "reports"]
+    assert sorted(p.name for p in (early / "reports").iterdir()) == ["alice.txt", "bob.txt", "public.txt"]
+
+    def full(fd, data):
+        os.close(fd)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files, "_write_all", full)
+    with pytest.raises(OSError) as err:
+        _write_report_files(tmp_path / "turns", "g1", 4, texts)
+    assert err.value.errno == errno.ENOSPC
+    assert not [p for p in (tmp_path / "turns").rglob("*") if ".tmp" in p.name]
+    assert not (tmp_path / "turns" / "g1" / "4" / "reports").exists() or not list((tmp_path / "turns" / "g1" / "4" / "reports").iterdir())
+
+
 # --- several games' turns in one write transaction (issue 17) ----------------------------------------
 
 def _rows(tmp: Path, gid: str | None = None) -> dict[str, list]:

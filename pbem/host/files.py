@@ -55,8 +55,7 @@ def write_all_atomic(folder: str, files: dict[str, bytes]) -> None:
             except (FileNotFoundError, NotADirectoryError):  # issue 17: the folder is made only when missing
                 os.makedirs(folder, exist_ok=True)
                 fd = os.open(tmp, _FLAGS, 0o666)
-            with open(fd, "wb") as fh:
-                fh.write(data)
+            _write_all(fd, data)
             os.replace(tmp, os.path.join(folder, name))
         except BaseException:
             try:
@@ -64,6 +63,68 @@ def write_all_atomic(folder: str, files: dict[str, bytes]) -> None:
             except OSError:
                 pass
             raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd` and close it (issue 17: os.write, without a file object
+    around the descriptor)."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def write_new_folder(folder: str, sub: str, files: dict[str, bytes]) -> bool:
+    """Make `folder` whole at once, holding the subfolder `sub` with `files` (name: bytes),
+    when there is no `folder` yet (issue 17: a new turn's folder and its reports, a folder
+    made, the files written straight into it and the folder renamed, rather than a temporary
+    file written and renamed for each file). Built beside it as `.NAME.PID-RANDOM.tmp` (a
+    name of its own for each writer) and renamed to `folder` once complete, so a reader sees
+    no folder or the whole of it. False, with nothing changed and nothing left behind, when
+    `folder` is there already (the caller writes file by file, write_all_atomic) or when it
+    cannot be made (the caller's write_all_atomic meets the same problem and says what it
+    is); the parent folders are made when missing, as write_all_atomic makes them. (A writer
+    that makes `folder` at the very same moment may find it replaced by this one while still
+    empty, with the same files to come: both end whole.)"""
+    if os.path.lexists(folder):
+        return False
+    parent, name = os.path.split(folder)
+    tmp = os.path.join(parent, f".{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    inner = os.path.join(tmp, sub)
+    made: list[tuple[str, bool]] = []  # (path, a folder), in the order made
+    try:
+        try:
+            os.mkdir(tmp)
+        except FileNotFoundError:
+            os.makedirs(parent, exist_ok=True)
+            os.mkdir(tmp)
+        made.append((tmp, True))
+        os.mkdir(inner)
+        made.append((inner, True))
+        for fname, data in files.items():
+            path = os.path.join(inner, fname)
+            fd = os.open(path, _FLAGS | os.O_EXCL, 0o666)
+            made.append((path, False))
+            _write_all(fd, data)
+        os.rename(tmp, folder)
+        return True
+    except OSError:
+        _remove(made)
+        return False
+    except BaseException:
+        _remove(made)
+        raise
+
+
+def _remove(made: list[tuple[str, bool]]) -> None:
+    """Remove what write_new_folder made, the last first (its files, then their folders)."""
+    for path, folder in reversed(made):
+        try:
+            (os.rmdir if folder else os.unlink)(path)
+        except OSError:
+            pass
 
 
 def open_regular(path: Path) -> int:

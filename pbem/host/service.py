@@ -21,7 +21,7 @@ from pathlib import Path
 from pbem.core import citations, engine
 from pbem.host import folders, outbox, read, reporting, schedule, store
 from pbem.core.text import printable
-from pbem.host.files import read_regular, shown, write_all_atomic
+from pbem.host.files import read_regular, shown, write_all_atomic, write_new_folder
 from pbem.host.read import current_state, turn_dir
 from pbem.host.read import game as _game
 from pbem.host.read import phase as _phase
@@ -91,9 +91,13 @@ def _write_report_files(turns: str | Path | None, game_id: str, number: int, tex
         return
     # whole or not at all: a crash leaves no half report; issue 17: no control character, and
     # plain paths (the folder made by write_all_atomic when missing)
-    write_all_atomic(os.path.join(os.fspath(turns), game_id, str(number), "reports"),
-                     {f"{who or 'public'}.txt": (text if rendered else printable(text)).encode("utf-8")
-                      for who, text in texts.items()})
+    files = {f"{who or 'public'}.txt": (text if rendered else printable(text)).encode("utf-8") for who, text in texts.items()}
+    turn = os.path.join(os.fspath(turns), game_id, str(number))
+    # issue 17: a turn's folder not there yet (the turn just opened) is made whole at once,
+    # reports and all; else (an order file dropped in early, a reports folder lost) each file
+    # is written whole, one after the other, and any problem is said as it always was
+    if not write_new_folder(turn, "reports", files):
+        write_all_atomic(os.path.join(turn, "reports"), files)
 
 
 def restore_report_files(db, turns: str | Path | None, warnings: dict[str, str] | None = None,
@@ -471,6 +475,8 @@ def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) 
     except OSError:  # no folder (or a file in its place)
         return []
     acks = []
+    if not names:  # issue 17: the usual case (its reports only), without a Path made
+        return acks
     folder = turn_dir(turns, game_id, number)  # the files' source names, as they always were
     for path in (folder / name for name in names):
         if shown(path.name) != path.name:  # issue 17: no player has such a name, and it cannot be stored
