@@ -222,7 +222,7 @@ def new(
     game_type: str = typer.Argument(..., metavar="GAME_TYPE", help="Game type, e.g. gods (see `pbem rules`)."),
     game_id: str = typer.Argument(..., metavar="GAME_ID", help="A new game id: lower-case letters, digits, - and _."),
     player: List[str] = typer.Option([], "--player", "-p", metavar="NAME[:EMAIL]", help="NAME or NAME:EMAIL, once per seat, in seat order."),
-    seed: Optional[str] = typer.Option(None, metavar="SEED", help="RNG seed (default: random). Its SHA-256 is published now, the seed at the end."),
+    seed: Optional[str] = typer.Option(None, metavar="SEED", help="RNG seed, for tests and demos (default: 128 random bits; leave it out for a real game: a seed players can guess shows them hidden cards and future dice). Its SHA-256 is published now, the seed at the end."),
     option: List[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help="Game option K=V: the game's (see `pbem rules TYPE`) or the host's: grace, remind, early, absences, press, seat_policy, gm_email, reaction_deadline (see `pbem set --help`)."),
     open_seats: Optional[int] = typer.Option(None, "--open", metavar="N", help="Open the game for sign-up with N seats instead of --player: players JOIN by mail; it starts when full or at `pbem start`."),
     every: Optional[str] = typer.Option(None, metavar="DURATION", help="Deadline schedule: each turn lasts this long, e.g. 72h or 3d."),
@@ -260,6 +260,12 @@ def new(
         return
     g = created["game"]
     typer.echo(f"created {g['type']} game {g['id']} (seed hash {g['seed_hash']})")
+    from pbem.core.rng import guessable_seed
+
+    if seed is not None and guessable_seed(seed):  # issue 17: the hash published lets players check guesses
+        typer.echo(f"pbem: warning: --seed '{seed}' is easy to guess: players who try it against the published seed hash "
+                   "can work out hidden cards and future dice. Fine for tests and demos; for a real game leave --seed "
+                   "out (a random 128-bit seed).", err=True)
     for p in created["players"]:
         typer.echo(f"  seat {p['seat']}: {p['name']:16} password {p['password']}" + (f"  <{p['email']}>" if p["email"] else ""))
     typer.echo(f"turn 1 reports: {Path(settings.turns) / g['id'] / '1' / 'reports'}")

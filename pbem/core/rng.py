@@ -10,10 +10,22 @@ from __future__ import annotations
 import hashlib
 
 
+SEED_BITS = 128  # a seed no one can find from its published hash by trying them all
+
+
 def new_seed() -> str:
+    """A random seed of SEED_BITS bits, as 32 hex digits. Its hash is published from the
+    start: a seed of about 40 bits (a number below 10**12, as it was) could be found from
+    the hash by trying every one (minutes on a GPU), and with it every hidden card and die."""
     import secrets
 
-    return str(secrets.randbelow(10**12))
+    return secrets.token_hex(SEED_BITS // 8)
+
+
+def guessable_seed(seed: str) -> bool:
+    """Whether a seed chosen by hand is short enough to be found from its published hash by
+    trying seeds (fewer than 20 characters: a word, a date, a small number)."""
+    return len(str(seed)) < 20
 
 
 def seed_hash(seed: str) -> str:
