@@ -199,6 +199,29 @@ def _reads(name: str) -> tuple[frozenset[str], frozenset[str] | None] | None:
     return names, frozenset(keys)
 
 
+_MODULES: dict = {}  # (a template's name, what it reads of the variables) -> its module
+
+
+def _module(template: jinja2.Template, variables: dict):
+    """The template as a module (its macros) made with `variables`: one made before for the
+    same values of the variables it reads (_reads; issue 17: events.j2 reads `vacant_seats`
+    alone, and was made again each turn), else a new one."""
+    reads = _reads(template.name)
+    try:
+        key = None if reads is None else (
+            template.name, pickle.dumps([(k, variables[k]) for k in sorted(reads[0] & variables.keys())]))
+    except Exception:  # a value that does not pickle: made anew
+        key = None
+    found = _MODULES.get(key) if key else None
+    if found is None:
+        found = template.make_module(vars=dict(variables))
+        if key:
+            if len(_MODULES) >= 256:
+                _MODULES.clear()
+            _MODULES[key] = found
+    return found
+
+
 def _event_texts(rules, base: dict, events: list[dict], ctx: dict | None = None) -> dict[int, tuple[str, str]]:
     """Each event's report line and the rule it cites, by id(event), as report_text writes
     them (`common` imported with the context): once a turn for every reader (issue 17), as
@@ -208,7 +231,7 @@ def _event_texts(rules, base: dict, events: list[dict], ctx: dict | None = None)
     reads = _reads(common_t.name)
     if ctx is None and (reads is None or reads[0] & _OWN):
         return {}
-    common = common_t.make_module(vars=dict(base if ctx is None else ctx))
+    common = _module(common_t, base if ctx is None else ctx)
     game_line = EVENT_LINES.get(rules.info.name) or env.select_template([f"{rules.info.name}/events.j2", "generic/events.j2"]).module.line
     types = common.TYPES
     out = {}
@@ -280,13 +303,65 @@ def _dashes(title: str) -> str:
     return f"{title}\n{'-' * len(title)}\n"
 
 
-def report_text(ctx: dict) -> str:
+def _events_part(ctx: dict) -> str:
+    """A report's lines of the turn's events, each with the rule it cites."""
+    out = []
+    lines = ctx["event_lines"]  # each event's line and the rule it cites, rendered once a turn (_event_texts)
+    for text, cited in lines:
+        if text:
+            out.append(f"  {text} [{cited}]\n" if cited else f"  {text}\n")
+    if not lines:
+        out.append("  (nothing)\n")
+    rules_text = ctx.get("rules_text")
+    if ctx["events"] and rules_text:
+        out.append(f"  [...]: the rule each ruling applies, a section of the rules text ({rules_text}) or a CHOICE of ours.\n")
+    return "".join(out)
+
+
+def _table_part(ctx: dict) -> str:
+    """A report's position text, seats, summary and result."""
+    out = ["\n", ctx["position_text"]]
+    if ctx["seat_notes"]:
+        out.append("\nSeats\n-----\n")
+        out += [f"  {line}\n" for line in ctx["seat_notes"]]
+    if ctx["summary"]:
+        out.append("\nAt a glance\n-----------\n")
+        out += [f"  {label}: {text}\n" for label, text in ctx["summary"]]
+    outcome = ctx["outcome"]
+    if outcome:
+        out.append(f"\nResult\n------\n{str(outcome['reason']).capitalize()}.\n")
+        out += [f"  {'%-16s' % (name,)} {'%3d' % (pts,)} points{'   WINNER' if name in outcome['winners'] else ''}\n"
+                for name, pts in outcome["scores"].items()]
+    return "".join(out)
+
+
+# what each part of report_text reads of a report's context
+_PART_READS = {_events_part: ("event_lines", "events", "rules_text"),
+               _table_part: ("position_text", "seat_notes", "summary", "outcome")}
+
+
+def _part(part, ctx: dict, memo: dict | None) -> str:
+    """`part` of a report: once a turn for the readers whose contexts hold the very same
+    objects for all it reads (issue 17: the events, the position and the summary are most
+    often every reader's). The objects are kept in `memo` with the text, so no id is reused
+    while it lives."""
+    if memo is None:
+        return part(ctx)
+    read = tuple(ctx.get(name) for name in _PART_READS[part])
+    key = (part, *map(id, read))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = (read, part(ctx))
+    return found[1]
+
+
+def report_text(ctx: dict, memo: dict | None = None) -> str:
     """One reader's turn report from its context (text_reports): the shared layout of every
     game, its sections in order (the events, the press, the game's position text, the seats,
     the summary, the result, the order form), written with string operations (issue 17: it
     was templates/report.txt.j2, rendered four times a turn). The order form's examples are
     the game's ORDER_FORMS, else its templates/<game>/orders.txt.j2 (or generic/orders.txt.j2),
-    with this context."""
+    with this context. `memo`: a dict kept for the readers of one turn (see _part)."""
     info, game, turn, player = ctx["info"], ctx["game"], ctx["turn"], ctx["player"]
     title = f"{info.title} -- game {game['id']} -- turn {turn}"
     out = [title, "\n", "=" * len(title), "\n"]
@@ -303,15 +378,7 @@ def report_text(ctx: dict) -> str:
                    f"and `pbem replay {game['id']} --verify` re-runs every phase from it.\n")
     out.append("\n")
     out.append(_dashes(f"What happened in turn {turn - 1}") if turn > 1 else "The game begins\n---------------\n")
-    lines = ctx["event_lines"]  # each event's line and the rule it cites, rendered once a turn (_event_texts)
-    for text, cited in lines:
-        if text:
-            out.append(f"  {text} [{cited}]\n" if cited else f"  {text}\n")
-    if not lines:
-        out.append("  (nothing)\n")
-    rules_text = ctx.get("rules_text")
-    if ctx["events"] and rules_text:
-        out.append(f"  [...]: the rule each ruling applies, a section of the rules text ({rules_text}) or a CHOICE of ours.\n")
+    out.append(_part(_events_part, ctx, memo))
     press = ctx["press"]
     if press:
         out.append("\n" + _dashes(f"Messages (press) in turn {turn - 1}"))
@@ -319,18 +386,7 @@ def report_text(ctx: dict) -> str:
             to = "everyone" if p["public"] else ("you" if p["to"] == player else p["to"])
             out.append(f"{'you' if p['mine'] else p['from']} to {to}:\n")
             out += [f"  {line}\n" for line in p["lines"]]
-    out += ["\n", ctx["position_text"]]
-    if ctx["seat_notes"]:
-        out.append("\nSeats\n-----\n")
-        out += [f"  {line}\n" for line in ctx["seat_notes"]]
-    if ctx["summary"]:
-        out.append("\nAt a glance\n-----------\n")
-        out += [f"  {label}: {text}\n" for label, text in ctx["summary"]]
-    outcome = ctx["outcome"]
-    if outcome:
-        out.append(f"\nResult\n------\n{str(outcome['reason']).capitalize()}.\n")
-        out += [f"  {'%-16s' % (name,)} {'%3d' % (pts,)} points{'   WINNER' if name in outcome['winners'] else ''}\n"
-                for name, pts in outcome["scores"].items()]
+    out.append(_part(_table_part, ctx, memo))
     if player and not ctx["over"]:
         out.append("\nYour orders\n-----------\n")
         out.append(f"{ctx['prompt']}\n" if ctx["asked"] else
@@ -407,5 +463,5 @@ def text_reports(rules, game: dict, players: list[dict], state: dict, events: li
             if same not in memo:
                 memo[same] = made(view)
             ctx["position_text"] = memo[same]
-        out[viewer or ""] = report_text(ctx)
+        out[viewer or ""] = report_text(ctx, memo)
     return out
