@@ -145,10 +145,31 @@ def test_only_and_skip_choose_the_steps(tmp_path):
     ("[run\n", "pbem.toml"),
 ])
 def test_bad_run_settings_give_one_clear_line(tmp_path, toml, message):
+    """Each is said, and exits 1; the steps it does not concern still run (issue 17: a tester
+    found `publish_dir = 5` stopping every game's turns and mail, the docs promising that only
+    its step does nothing)."""
     setup(tmp_path, "")
     (tmp_path / "pbem.toml").write_text(toml)
     r = pbem(tmp_path, "run")
     assert r.returncode == 1 and message in r.stdout + r.stderr and "Traceback" not in r.stdout + r.stderr
+    assert "resolve: " in r.stdout and "remind: " in r.stdout, r.stdout
+
+
+def test_a_wrong_run_setting_stops_its_step_alone(tmp_path):
+    """The tester's case: publish_dir = 5 with a turn due. The turn resolves, the publish step
+    alone fails with the setting named; fixed, the next run publishes."""
+    setup(tmp_path, "")
+    (tmp_path / "pbem.toml").write_text("[run]\nfetch = false\nsend = false\npublish_dir = 5\nmaildir = 7\n")
+    (tmp_path / "turns" / "g1" / "1" / "alice.txt").write_text("discard green\n")
+    r = pbem(tmp_path, "run")
+    found = steps(r.stdout)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert found["publish"].endswith("pbem.toml: [run] publish_dir must be text in quotes, not the number 5"), found
+    assert "pbem.toml: [run] maildir must be text in quotes" in found["ingest"] and found["ingest"].startswith("FAILED"), found
+    assert "g1 turn 1 resolved" in found["resolve"], found
+    (tmp_path / "pbem.toml").write_text('[run]\nfetch = false\nsend = false\npublish_dir = "site"\n')
+    r = pbem(tmp_path, "run")
+    assert r.returncode == 0 and (tmp_path / "site" / "games" / "g1" / "index.html").is_file(), r.stdout
 
 
 def test_watch_loops_and_stops_cleanly_on_sigterm(tmp_path):
@@ -348,3 +369,23 @@ def test_a_run_whose_every_message_is_refused_fails(tmp_path):
         assert r.returncode == 0 and steps(r.stdout)["send"].startswith("1 sent, 1 set aside (failed)"), r.stdout
     finally:
         server.stop()
+
+
+def test_pbem_toml_mistakes_are_said_in_the_gms_words(tmp_path):
+    """A tester found `smtp_port = "abc"` answered "mail settings: invalid literal for int() with
+    base 10: 'abc'" and a pbem.toml saved as UTF-16 (or with one Latin-1 byte) stopping every
+    command with "internal error: UnicodeDecodeError"."""
+    setup(tmp_path, "")
+    (tmp_path / "pbem.toml").write_text('[mail]\nsmtp_port = "abc"\nfrom = "gm@example.org"\n[imap]\nport = "x"\n')
+    r = pbem(tmp_path, "send")
+    assert r.returncode == 1 and r.stderr.endswith("pbem.toml: [mail] smtp_port must be a number, not 'abc'\n"), r.stderr
+    r = pbem(tmp_path, "run")
+    found = steps(r.stdout)
+    assert found["send"].endswith("pbem.toml: [mail] smtp_port must be a number, not 'abc'"), found
+    assert found["fetch"].endswith("pbem.toml: [imap] port must be a number, not 'x'"), found
+    (tmp_path / "pbem.toml").write_bytes('[mail]\nfrom = "gm@example.org"\n'.encode("utf-16"))
+    for args in (("send",), ("run",)):
+        r = pbem(tmp_path, *args)
+        assert r.returncode == 1 and "internal error" not in r.stdout + r.stderr, r.stdout + r.stderr
+        assert "pbem.toml is not UTF-8 text (byte 0xff at offset 0): save it as UTF-8" in r.stdout + r.stderr
+    assert "resolve: " in r.stdout  # pbem run goes on with what needs no pbem.toml

@@ -91,7 +91,7 @@ def run(
         return publish_site(*args, **kwargs)
 
     _use_config(config)
-    run_settings = loop.load_run_settings(config)
+    run_settings = loop.load_run_settings(config, lenient=True)  # a wrong setting stops its step alone
     from pbem.host.store import db_path
 
     db_file = db_path(settings.db)
@@ -115,7 +115,7 @@ def run(
     except loop.Busy as err:
         typer.echo(f"pbem run: {err}", err=True)
         raise typer.Exit(loop.BUSY_EXIT) from None
-    if result.failed:
+    if result.failed or result.problems:  # a wrong setting: the run went on, but the GM must look
         raise typer.Exit(1)
 
 

@@ -57,6 +57,9 @@ class RunSettings:
     maildirs: list[str] = field(default_factory=list)  # also ingest these local mailboxes (Maildir, mbox)
     every: float = 60.0
     lock_file: str | None = None
+    # issue 17 (lenient): a setting of the wrong kind, by the step it stops ("" for none: said
+    # as a warning, the default used); the other steps run
+    problems: dict[str, str] = field(default_factory=dict)
 
 
 RUN_KEYS = (*STEPS, "publish_dir", "base_url", "maildir", "every", "lock_file")
@@ -81,25 +84,57 @@ def parse_every(value) -> float:
 MAX_EVERY_SECONDS = 366 * 24 * 3600
 
 
-def load_run_settings(config: str | None = None) -> RunSettings:
-    table, path = config_table("run", config)
+# the step a [run] setting of the wrong kind stops (lenient): "" for none (said, the default used)
+_STOPS = {**{step: step for step in STEPS}, "publish_dir": "publish", "base_url": "publish", "maildir": "ingest",
+          "every": "", "lock_file": ""}
+
+
+def load_run_settings(config: str | None = None, lenient: bool = False) -> RunSettings:
+    """The [run] table. A setting of the wrong kind (or unknown) is refused (PbemError), or with
+    `lenient` (pbem run: one typo must not stop every game's turns and mail, issue 17) kept in
+    `problems` by the step it stops, the others' settings read as usual."""
+    s = RunSettings()
+    try:
+        table, path = config_table("run", config)
+    except PbemError as err:  # the file cannot be read at all: each step that needs it says so itself
+        if not lenient:
+            raise
+        s.problems[""] = f"{err}; its [run] table is not read"
+        return s
+
+    def problem(key: str, why: str) -> None:
+        if not lenient:
+            raise PbemError(why)
+        where = _STOPS.get(key, "")
+        s.problems[where] = f"{s.problems[where]}; {why}" if where in s.problems else why
+
     unknown = sorted(set(table) - set(RUN_KEYS))
     if unknown:
-        raise PbemError(f"{path}: [run] has no setting {', '.join(unknown)} (known: {', '.join(RUN_KEYS)})")
-    check_types(table, path, "run", strings=("publish_dir", "base_url", "lock_file"), numbers=("every",),
-                lists=("maildir",))
-    s = RunSettings()
+        problem("", f"{path}: [run] has no setting {', '.join(unknown)} (known: {', '.join(RUN_KEYS)}): ignored")
+    kinds = {"publish_dir": {"strings": ("publish_dir",)}, "base_url": {"strings": ("base_url",)},
+             "lock_file": {"strings": ("lock_file",)}, "every": {"numbers": ("every",)}, "maildir": {"lists": ("maildir",)}}
+    good = {k: v for k, v in table.items() if k not in unknown}
+    for key, kind in kinds.items():
+        try:
+            check_types(table, path, "run", **kind)
+        except PbemError as err:
+            problem(key, str(err))
+            good.pop(key, None)
     for step in STEPS:
-        if step in table:
-            if not isinstance(table[step], bool):
-                raise PbemError(f"{path}: [run] {step} must be true or false")
-            s.steps[step] = table[step]
-    s.publish_dir = table.get("publish_dir") or os.environ.get("PBEM_PUBLISH_DIR") or None
-    s.base_url = table.get("base_url")
-    dirs = table.get("maildir", [])
+        if step in good:
+            if not isinstance(good[step], bool):
+                problem(step, f"{path}: [run] {step} must be true or false")
+                continue
+            s.steps[step] = good[step]
+    s.publish_dir = good.get("publish_dir") or os.environ.get("PBEM_PUBLISH_DIR") or None
+    s.base_url = good.get("base_url")
+    dirs = good.get("maildir", [])
     s.maildirs = [dirs] if isinstance(dirs, str) else list(dirs)
-    s.every = parse_every(table.get("every", 60))
-    s.lock_file = table.get("lock_file")
+    try:
+        s.every = parse_every(good.get("every", 60))
+    except PbemError as err:
+        problem("every", f"{path}: [run] {err}" + ("; 60s used" if lenient else ""))
+    s.lock_file = good.get("lock_file")
     return s
 
 
@@ -155,6 +190,8 @@ class Step:
 class RunResult:
     steps: list[Step] = field(default_factory=list)
     stopped: bool = False
+
+    problems: str = ""  # a setting of the wrong kind that stopped no step (said as a warning)
 
     @property
     def failed(self) -> list[Step]:
@@ -329,7 +366,7 @@ def run_once(db_file: str, *, config: str | None = None, turns: str = "turns", o
     the steps that did something or failed are said."""
     from pbem.host.store import open_db
 
-    settings = settings or load_run_settings(config)
+    settings = settings or load_run_settings(config, lenient=True)
     steps = chosen_steps(settings, only, skip)
     result = RunResult()
     with run_lock(lock_path(db_file, settings)):
@@ -337,11 +374,16 @@ def run_once(db_file: str, *, config: str | None = None, turns: str = "turns", o
         try:
             ctx = {"config": config, "turns": turns, "run": settings, "publish_dir": publish_dir or settings.publish_dir,
                    "say_detail": say_detail or (lambda line: None), "stop": stop, "publisher": publisher}
+            if "" in settings.problems:
+                result.problems = settings.problems[""]
+                say(f"warning: {result.problems}")
             for name in steps:
                 if stop():
                     result.stopped = True
                     break
                 try:
+                    if name in settings.problems:  # a setting of this step is of the wrong kind: it alone stops
+                        raise PbemError(settings.problems[name])
                     step = RUNNERS[name](db, ctx)
                 except PbemError as err:
                     # an exchange ended by the stop asked for (deadline.Stopped) is no failure

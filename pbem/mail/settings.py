@@ -130,13 +130,9 @@ def load_settings(config: str | None = None, **overrides) -> MailSettings:
             if key in table:
                 setattr(s, attr, table[key])
     _over_the_file(s, ENV, overrides)
-    try:
-        s.port = int(s.port) if s.port not in (None, "") else None
-        s.timeout = float(s.timeout)
-        s.retries = max(0, int(s.retries))
-        s.backoff = max(0.0, float(s.backoff))
-    except (TypeError, ValueError) as err:
-        raise PbemError(f"mail settings: {err}") from None
+    _numbers(s, path, "mail", ENV, {"port": (_port, "smtp_port"), "timeout": (float, "timeout"),
+                                    "retries": (lambda v: max(0, int(v)), "retries"),
+                                    "backoff": (lambda v: max(0.0, float(v)), "backoff")})
     s.security = str(s.security).lower()
     if s.security not in SECURITIES:
         raise PbemError(f"security '{s.security}' is not one of {', '.join(SECURITIES)}")
@@ -183,6 +179,9 @@ def config_table(name: str, config: str | None = None) -> tuple[dict, Path | Non
             table = tomllib.load(fh).get(name, {})
     except (tomllib.TOMLDecodeError, OSError) as err:
         raise PbemError(f"{path}: {err}") from None
+    except UnicodeDecodeError as err:  # saved as UTF-16, or a stray Latin-1 byte (was "internal error")
+        raise PbemError(f"{path} is not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start}): "
+                        "save it as UTF-8") from None
     if not isinstance(table, dict):
         raise PbemError(f"{path}: [{name}] must be a table")
     return table, path
@@ -200,6 +199,26 @@ def _toml_type(value) -> str:
     if isinstance(value, str):
         return "text"
     return "a date"
+
+
+def _port(value):
+    return int(value) if value not in (None, "") else None
+
+
+def _numbers(s, path: Path | None, section: str, env: dict[str, str], fields: dict) -> None:
+    """Each of `fields` (attribute: (conversion, its key in the table)) of `s` as a number, or
+    a message naming where the value came from (an option, a variable, pbem.toml) and what it
+    is: "pbem.toml: [mail] smtp_port must be a number, not 'abc'" (was "mail settings: invalid
+    literal for int() with base 10: 'abc'")."""
+    for attr, (convert, key) in fields.items():
+        value = getattr(s, attr)
+        try:
+            setattr(s, attr, convert(value))
+        except (TypeError, ValueError, OverflowError):
+            var = env.get(attr)
+            where = (var if var and os.environ.get(var) == value else
+                     f"{path}: [{section}] {key}" if path else f"[{section}] {key}")
+            raise PbemError(f"{where} must be a number, not {str(value)[:40]!r}") from None
 
 
 def check_types(table: dict, path: Path | None, section: str, *, strings: tuple[str, ...] = (),
@@ -292,13 +311,9 @@ def load_imap_settings(config: str | None = None, **overrides) -> ImapSettings:
         if key in table:
             setattr(s, key, table[key])
     _over_the_file(s, IMAP_ENV, overrides)
-    try:
-        s.port = int(s.port) if s.port not in (None, "") else None
-        s.timeout = float(s.timeout)
-        s.batch = max(1, int(s.batch))
-        s.max_bytes = max(1024, int(s.max_bytes))
-    except (TypeError, ValueError) as err:
-        raise PbemError(f"imap settings: {err}") from None
+    _numbers(s, path, "imap", IMAP_ENV, {"port": (_port, "port"), "timeout": (float, "timeout"),
+                                         "batch": (lambda v: max(1, int(v)), "batch"),
+                                         "max_bytes": (lambda v: max(1024, int(v)), "max_bytes")})
     s.security = str(s.security).lower()
     if s.security not in IMAP_SECURITIES:
         raise PbemError(f"[imap] security '{s.security}' is not one of {', '.join(IMAP_SECURITIES)}")
