@@ -56,6 +56,34 @@ def test_a_tampered_public_report_is_caught_and_named(cli, tmp_path):
     assert "turn-2.json" not in r.stdout and "turn-4.json" not in r.stdout
 
 
+def test_tampered_scores_and_result_are_caught_and_named(cli, tmp_path):
+    """A tester found verify certifying a finished game edited to name another winner with 99
+    points: it looked at the winners of record.json alone, not at the scores of each turn-N.json,
+    the result in the last one, or the scores in record.json's result."""
+    _, folder = finished_site(cli, tmp_path, "gods")
+    record = json.loads((folder / "record.json").read_text())
+    last = len(record["phases"])
+    loser = min(record["outcome"]["scores"], key=lambda p: (record["outcome"]["scores"][p], p))
+    turn = folder / "turn-3.json"
+    original = turn.read_text()
+    doc = json.loads(original)
+    doc["scores"] = {p: v + 10 for p, v in doc["scores"].items()}
+    turn.write_text(json.dumps(doc))
+    final = folder / f"turn-{last}.json"
+    doc = json.loads(final.read_text())
+    doc["outcome"]["scores"][loser] = 99
+    final.write_text(json.dumps(doc))
+    r = cli("verify", folder)
+    assert r.exit_code == 1
+    assert "MISMATCH turn-3.json: the scores are" in r.stdout, r.stdout
+    assert f"MISMATCH turn-{last}.json: the result differs from record.json's" in r.stdout, r.stdout
+    record["outcome"]["scores"][loser] = 99  # record.json says so too: the re-adjudicated result does not
+    (folder / "record.json").write_text(json.dumps(record))
+    turn.write_text(original)
+    r = cli("verify", folder)
+    assert r.exit_code == 1 and "MISMATCH record.json: the result is" in r.stdout, r.stdout
+
+
 def test_a_tampered_record_is_caught_at_the_turn_it_changes(cli, tmp_path):
     _, folder = finished_site(cli, tmp_path, "gods")
     record = json.loads((folder / "record.json").read_text())

@@ -30,6 +30,7 @@ from pbem.core.registry import game_types, get_rules
 from pbem.core.rng import seed_hash as rng_seed_hash
 from pbem.host import deadline
 from pbem.host.record import RECORD_FORMAT, data_digest, pbem_version, replay_record, rules_digest
+from pbem.render.html import public_scores
 from pbem.render.reports import visible_events
 
 MAX_FILE = 64 * 2**20  # no published file of a game is near this
@@ -225,8 +226,14 @@ def verify(where: str) -> Verified:
             public = visible_events(events, None)
             if not _same(turn_doc.get("events"), public):
                 out.problems.append(f"{name}: the public events differ: {_first_difference(turn_doc.get('events') or [], public)}")
-            if not _same(turn_doc.get("view"), rules.view(state, None)):
+            view = rules.view(state, None)
+            if not _same(turn_doc.get("view"), view):
                 out.problems.append(f"{name}: the public position differs from the re-adjudicated one")
+            if not _same(turn_doc.get("scores"), public_scores(view)):  # the standings a reader cares about
+                out.problems.append(f"{name}: the scores are {json.dumps(turn_doc.get('scores'), sort_keys=True)[:160]}, "
+                                    f"re-adjudicated {json.dumps(public_scores(view), sort_keys=True)[:160]}")
+            if turn_doc.get("outcome") is not None and not _same(turn_doc.get("outcome"), record.get("outcome")):
+                out.problems.append(f"{name}: the result differs from record.json's")
     except PbemError:
         raise
     except Exception as err:  # a record whose scripts or options the engine cannot run
@@ -242,6 +249,9 @@ def verify(where: str) -> Verified:
         elif record.get("outcome") is not None and not _same((record["outcome"] or {}).get("winners"), (outcome or {}).get("winners")):
             out.problems.append(f"record.json: the winners are {_names(record['outcome'].get('winners'))}, "
                                 f"re-adjudicated {_names((outcome or {}).get('winners'))}")
+        elif record.get("outcome") is not None and not _same(record["outcome"], outcome):  # the scores too
+            out.problems.append(f"record.json: the result is {json.dumps(record['outcome'], sort_keys=True)[:200]}, "
+                                f"re-adjudicated {json.dumps(outcome, sort_keys=True)[:200]}")
     if len(phases) == 0:
         out.problems.append("record.json: no turns")
     return out
