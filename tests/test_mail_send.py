@@ -319,3 +319,87 @@ def test_a_rollback_cancels_the_unsent_reports_of_the_turns_it_sets_aside(cli, t
     r = cli("send", "--dry-run", tmp_path / "eml", "--from", "gm@pbem.example")
     sent = [f.read_text() for f in (tmp_path / "eml").glob("*.eml")]
     assert sent and all("turn 1 report" in m for m in sent if "report" in m.split("Subject:", 1)[1][:80])
+
+
+# --- tester3 finding 17: mail not yet sent follows the seat's new address ---------------------------
+
+def _smtp_args(smtp):
+    return ("--smtp-host", "127.0.0.1", "--smtp-port", smtp.port, "--security", "none", "--from", "gm@pbem.example",
+            "--retries", "0", "--backoff", "0")
+
+
+def _outbox(tmp_path) -> list[dict]:
+    db = open_db(str(tmp_path / "pbem.db"))
+    return [dict(r) for r in db["outbox"].rows_where(order_by="id")]
+
+
+def test_a_bounced_report_goes_to_the_corrected_address_and_a_dry_run_changes_nothing(run, tmp_path, smtp):
+    """The documented fix for a bounce: the GM corrects the address (`pbem seat --email`); the
+    failed turn-1 report, with the password, goes to the new address -- never to the old one
+    again -- and `send --retry-failed --dry-run` leaves the outbox as it was."""
+    assert run("new", "gods", "g1", "--seed", "4", "--player", "zeus:typo@play.test",
+               "--player", "hera:hera@play.test").returncode == 0
+    password = next(r for r in _outbox(tmp_path) if r["player"] == "zeus")["body"].split("Your password: ")[1].split("\n")[0]
+    smtp.faults.refuse.add("typo@play.test")
+    r = run("send", *_smtp_args(smtp))
+    assert r.returncode == 0 and "1 sent, 1 failed" in r.stdout, r.stdout + r.stderr
+    before = _outbox(tmp_path)
+    assert [x["status"] for x in before if x["player"] == "zeus"] == ["failed"]
+    # a dry run with --retry-failed shows the failed mail but changes no row
+    r = run("send", "--retry-failed", "--dry-run", tmp_path / "look", "--from", "gm@pbem.example")
+    assert r.returncode == 0 and "1 messages written" in r.stdout and "stay failed" in r.stdout, r.stdout + r.stderr
+    assert _outbox(tmp_path) == before
+    assert "mail: 0 queued, 1 FAILED" in run("status").stdout
+    # the GM corrects the address: the failed report now waits for the new one
+    r = run("seat", "g1", "zeus", "--email", "zeus@play.test")
+    assert r.returncode == 0, r.stderr
+    assert "1 message not yet sent to typo@play.test now goes to zeus@play.test" in r.stdout
+    report = next(x for x in _outbox(tmp_path) if x["kind"] == "report" and x["player"] == "zeus")
+    assert report["to_addr"] == "zeus@play.test" and report["status"] == "queued"
+    smtp.faults.refuse.clear()  # whatever the old address would do now, nothing goes there but the notice
+    r = run("send", *_smtp_args(smtp))
+    assert r.returncode == 0 and "0 failed" in r.stdout, r.stdout + r.stderr
+    to = {}
+    for m in smtp.messages:
+        to.setdefault(m.rcpt_tos[0], []).append(m.message["Subject"])
+    assert sorted(to["typo@play.test"]) == ["[g1] new address for zeus"]
+    assert sorted(to["zeus@play.test"]) == ["[g1] new address for zeus", "[g1] turn 1 report"]
+    assert not any(password in m.text for m in smtp.messages if m.rcpt_tos == ["typo@play.test"])
+    got = next(m for m in smtp.messages if m.rcpt_tos == ["zeus@play.test"] and m.message["Subject"] == "[g1] turn 1 report")
+    assert f"Your password: {password}" in got.text
+
+
+def test_mail_queued_before_an_address_change_goes_to_the_new_address(run, tmp_path):
+    """A typo fixed right after `pbem new`, before the first `pbem send`: the welcome (with the
+    password) is written for the new address only; other seats' mail is untouched."""
+    assert run("new", "gods", "g1", "--seed", "4", "--player", "zeus:old@play.test",
+               "--player", "hera:hera@play.test").returncode == 0
+    assert run("seat", "g1", "zeus", "--email", "new@play.test").returncode == 0
+    r = run("send", "--dry-run", tmp_path / "out", "--from", "gm@pbem.example")
+    assert r.returncode == 0, r.stderr
+    sent = []
+    for path in sorted((tmp_path / "out").glob("*.eml")):
+        msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        sent.append((str(msg["To"]), str(msg["Subject"]), "Your password:" in msg.get_body(("plain",)).get_content()))
+    assert sorted(sent) == [("hera@play.test", "[g1] turn 1 report", True),
+                            ("new@play.test", "[g1] new address for zeus", False),
+                            ("new@play.test", "[g1] turn 1 report", True),
+                            ("old@play.test", "[g1] new address for zeus", False)]
+
+
+def test_set_address_by_mail_takes_the_reports_not_yet_sent_along(run, tmp_path):
+    """A player who no longer reads the old mailbox sends SET ADDRESS: his report queued
+    before it goes to the new address (the answer to his request and the notice still go
+    to the old one, where he wrote from)."""
+    assert run("new", "gods", "g1", "--seed", "4", "--player", "zeus:old@play.test",
+               "--player", "hera:hera@play.test").returncode == 0
+    password = next(r for r in _outbox(tmp_path) if r["player"] == "zeus")["body"].split("Your password: ")[1].split("\n")[0]
+    (tmp_path / "m.eml").write_text(
+        "From: old@play.test\r\nTo: orders@judge.test\r\nSubject: [g1] address\r\nMessage-ID: <sa1@play.test>\r\n"
+        "Date: Fri, 27 Nov 2026 22:00:00 +0000\r\n\r\n"
+        f"GAME g1\r\nPLAYER zeus\r\nPASSWORD {password}\r\nSET ADDRESS new@play.test\r\n")
+    r = run("ingest", tmp_path / "m.eml")
+    assert r.returncode == 0 and "1 accepted" in r.stdout, r.stdout + r.stderr
+    rows = _outbox(tmp_path)
+    assert [x["to_addr"] for x in rows if x["kind"] == "report" and x["player"] == "zeus"] == ["new@play.test"]
+    assert not [x for x in rows if x["to_addr"] == "old@play.test" and password in x["body"]]

@@ -42,7 +42,10 @@ def passwords_only_to_their_seat(db) -> None:
 
 def test_a_new_address_tells_both_addresses(db, game):
     r = seats.set_address(db, "g1", "bob", "bob@new.example.org")
-    assert r == {"game": "g1", "player": "bob", "email": "bob@new.example.org", "was": "bob@example.org"}
+    assert r == {"game": "g1", "player": "bob", "email": "bob@new.example.org", "was": "bob@example.org",
+                 "moved": {"queued": 1, "failed": 0}}  # bob's turn-1 report, not sent yet, follows him
+    assert [m["to_addr"] for m in outbox(db, "report") if m["player"] == "bob"] == ["bob@new.example.org"]
+    assert [m["to_addr"] for m in outbox(db, "report") if m["player"] == "alice"] == ["alice@example.org"]
     told = [m["to_addr"] for m in outbox(db, "notice")]
     assert told == ["bob@example.org", "bob@new.example.org"]
     assert read.player(db, "g1", "bob")["email"] == "bob@new.example.org"

@@ -576,7 +576,7 @@ def send(
     reply_to: Optional[str] = typer.Option(None, "--reply-to", metavar="ADDRESS", help="Where players' replies go: the order address (env PBEM_REPLY_TO; default --from)."),
     retries: Optional[int] = typer.Option(None, "--retries", metavar="N", help="Reconnect this many times after a dropped connection (default 3)."),
     backoff: Optional[float] = typer.Option(None, "--backoff", metavar="SECONDS", help="Seconds before the first reconnect, doubling each time (default 2)."),
-    retry_failed: bool = typer.Option(False, "--retry-failed", help="Queue messages the server refused permanently (5xx) again first."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Queue messages the server refused permanently (5xx) again first (with --dry-run: write them too, leave them failed)."),
     config: Optional[str] = typer.Option(None, "--config", envvar="PBEM_CONFIG", metavar="FILE", help="pbem.toml with a [mail] table (default ./pbem.toml)."),
 ) -> None:
     """Deliver the outbox (acknowledgements, reports) through SMTP, each message exactly once.
@@ -596,7 +596,10 @@ def send(
     if dry_run is not None:
         for path in result.written:
             typer.echo(f"wrote {path}")
-        typer.echo(f"{len(result.written)} messages written to {dry_run}" + (" and marked sent" if mark_sent else " (still queued)"))
+        typer.echo(f"{len(result.written)} messages written to {dry_run}" + (
+            " and marked sent" if mark_sent else
+            f" (still queued; {result.still_failed} of them failed before and stay failed until `pbem send --retry-failed`)"
+            if result.still_failed else " (still queued)"))
         return
     for oid, why in result.failed:
         typer.echo(f"FAILED   message {oid}: {why}")

@@ -10,6 +10,7 @@ it affects (mail through the outbox: `pbem send` delivers it)."""
 import typer
 
 from pbem.cli import _fail, _host, _reader, _store, app, settings
+from pbem.core.words import plural
 
 
 @app.command(short_help="Move the open turn's deadline (players told).")
@@ -109,7 +110,7 @@ def remind(game_id: str | None = typer.Argument(None, metavar="GAME_ID", help="O
 def seat(
     game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
     player: str = typer.Argument(..., metavar="PLAYER", help="The seat."),
-    email: str | None = typer.Option(None, "--email", metavar="ADDRESS", help="Register a new address (both addresses are told)."),
+    email: str | None = typer.Option(None, "--email", metavar="ADDRESS", help="Register a new address (both addresses are told; the seat's mail not yet sent, refused mail too, goes to it)."),
     reset_password: bool = typer.Option(False, "--reset-password", help="Make a new password (mailed to the seat's address; printed here)."),
     bot: bool = typer.Option(False, "--bot", help="A bot plays this seat at every resolution."),
     human: bool = typer.Option(False, "--human", help="The seat's player plays it again (undoes --bot)."),
@@ -129,6 +130,12 @@ def seat(
     if email is not None:
         r = seats.set_address(db, game_id, player, email)
         typer.echo(f"{r['game']}: {r['player']} is now at {r['email']} (was {r['was'] or 'no address'}); both are told")
+        moved = r["moved"]
+        if moved["queued"] or moved["failed"]:
+            n = moved["queued"] + moved["failed"]
+            typer.echo(f"  {plural(n, 'message')} not yet sent to {r['was']} now {'goes' if n == 1 else 'go'} to {r['email']}"
+                       + (f" ({moved['failed']} of them refused at the old address, queued again)" if moved["failed"] else "")
+                       + ": `pbem send` delivers them")
     elif reset_password:
         password = seats.reset_password(db, game_id, player)
         typer.echo(f"{game_id}: {player} has a new password: {password} (mailed to the seat's address, if any)")

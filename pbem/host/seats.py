@@ -77,8 +77,26 @@ def _address_free(db, game_id: str, seat_name: str, addr: str) -> None:
                             "each seat needs its own address. Nothing was changed")
 
 
+def _readdress(db, game_id: str, seat_name: str, old: str | None, new: str) -> dict[str, int]:
+    """The seat's mail not yet sent to its old address goes to the new one (issue 17): the
+    queued messages (a turn-1 report with the password among them), and those the old
+    address refused (`failed`), queued again. The GM who corrects a typo'd or bouncing
+    address, or a player who sends SET ADDRESS, never has a report or a password sent to the
+    address just corrected away. Returns how many of each were moved."""
+    if not old:
+        return {"queued": 0, "failed": 0}
+    mine = "game_id = ? and player = ? and lower(to_addr) = lower(?)"
+    queued = db.execute(f"update outbox set to_addr = ?, next_attempt = null where {mine} and status = 'queued'",
+                        [new, game_id, seat_name, old]).rowcount
+    failed = db.execute(f"update outbox set to_addr = ?, status = 'queued', next_attempt = null, last_error = ? "
+                        f"where {mine} and status = 'failed'",
+                        [new, f"refused at {old}; queued again for {new}", game_id, seat_name, old]).rowcount
+    return {"queued": queued, "failed": failed}
+
+
 def set_address(db, game_id: str, player: str, email: str, *, by: str = "gm") -> dict:
-    """Register a new address for a seat; both the old and the new address are told."""
+    """Register a new address for a seat; both the old and the new address are told. The
+    seat's mail not yet sent to the old address goes to the new one (`_readdress`)."""
     game, seat = _seat(db, game_id, player)
     _playing(game, "change an address")
     new = clean_email(email)
@@ -88,15 +106,17 @@ def set_address(db, game_id: str, player: str, email: str, *, by: str = "gm") ->
     _address_free(db, game["id"], seat["name"], new)
     with db.atomic():
         db["players"].update((game["id"], seat["name"]), {"email": new})
+        moved = _readdress(db, game["id"], seat["name"], old, new)  # before the notices to both addresses
         _history(db, game["id"], seat["name"], "address", old, new)
         record_action(db, game["id"], by=by, action="address", detail=f"seat {seat['name']}: address changed")
         text = (f"The address of {shown(seat)} in game {game['id']} is now {new}"
-                + (f" (it was {old})" if old else "") + ". Reports and acknowledgements go there from now on;"
+                + (f" (it was {old})" if old else "") + ". Reports and acknowledgements go there from now on"
+                " (those not sent yet too);"
                 " orders are taken from it.\nIf you did not ask for this, tell the GM at once.\n")
         for addr in dict.fromkeys(a for a in (old, new) if a):
             outbox.queue(db, kind="notice", to_addr=addr, subject=f"[{game['id']}] new address for {seat['name']}",
                          body=text + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=seat["name"])
-    return {"game": game["id"], "player": seat["name"], "email": new, "was": old}
+    return {"game": game["id"], "player": seat["name"], "email": new, "was": old, "moved": moved}
 
 
 def _mail_password(db, game: dict, seat: dict, password: str, why: str) -> int | None:

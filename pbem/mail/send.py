@@ -148,6 +148,7 @@ class SendResult:
     deferred: list[tuple[int, str]] = field(default_factory=list)
     written: list[Path] = field(default_factory=list)
     left: int = 0  # still queued when the run stopped
+    still_failed: int = 0  # a dry run with retry_failed: failed messages written, left failed
     error: str = ""
 
     @property
@@ -159,14 +160,19 @@ class _Temporary(Exception):
     """The connection or the server failed in a way worth retrying."""
 
 
-def _due_rows(db, limit: int | None = None) -> list[dict]:
+def _due_rows(db, limit: int | None = None, *, failed: bool = False, change: bool = True) -> list[dict]:
+    """The rows to send now, in order: queued (and due), and `failed` ones too when asked.
+    A crashed run left some `sending`: they go out again, same Message-ID; queued again here
+    unless not to `change` anything (a dry run), which only reads them."""
     now = schedule.now()
     stale = schedule.iso(now - STALE_CLAIM)
-    with db.atomic():  # a crashed run left these `sending`: they go out again, same Message-ID
-        db.execute("update outbox set status = 'queued', claimed = null where status = 'sending' and claimed < ?", [stale])
+    if change:
+        with db.atomic():
+            db.execute("update outbox set status = 'queued', claimed = null where status = 'sending' and claimed < ?", [stale])
     rows = [
-        r for r in db["outbox"].rows_where("status = 'queued'", order_by="id")
-        if not r["next_attempt"] or schedule.parse_time(r["next_attempt"]) <= now
+        r for r in db["outbox"].rows_where("status = 'queued' or (status = 'sending' and claimed < ?)"
+                                           + (" or status = 'failed'" if failed else ""), [stale], order_by="id")
+        if r["status"] != "queued" or not r["next_attempt"] or schedule.parse_time(r["next_attempt"]) <= now
     ]
     return rows[:limit] if limit else rows
 
@@ -315,13 +321,17 @@ def _eml_name(row: dict) -> str:
     return "-".join(re.sub(r"[^A-Za-z0-9_-]", "_", str(p))[:40] for p in parts) + ".eml"
 
 
-def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool = False) -> SendResult:
-    """`pbem send --dry-run DIR`: each queued message as DIR/NNNNNN-GAME-PLAYER-KIND.eml.
-    Nothing is marked sent unless `mark_sent` (the GM sends these by hand)."""
+def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool = False,
+              failed: bool = False) -> SendResult:
+    """`pbem send --dry-run DIR`: each queued message (and each failed one too, with
+    `failed`: --retry-failed) as DIR/NNNNNN-GAME-PLAYER-KIND.eml. No message's status
+    changes unless `mark_sent` (the GM sends these by hand), but for one that cannot be
+    written as mail at all, set aside as `send` would. Each keeps the Message-ID it is
+    given here, so the file and the message sent later agree."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     result = SendResult()
-    for row in _due_rows(db):
+    for row in _due_rows(db, failed=failed, change=mark_sent):
         row = _assign_message_id(db, row, settings)
         path = folder / _eml_name(row)
         try:
@@ -332,6 +342,8 @@ def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool =
             continue
         path.write_bytes(data)
         result.written.append(path)
+        if row["status"] == "failed" and not mark_sent:
+            result.still_failed += 1
         if mark_sent:
             _set(db, row["id"], status="sent", sent_at=schedule.iso(schedule.now()), last_error=f"written to {path} for sending by hand")
     return result
@@ -340,11 +352,11 @@ def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool =
 def send(db, settings: MailSettings, dry_run: str | Path | None = None, mark_sent: bool = False,
          retry_failed: bool = False, limit: int | None = None, sleep=time.sleep) -> SendResult:
     """Deliver the outbox (see the module docstring). Safe to run again at any time."""
+    if dry_run is not None:  # issue 17: a dry run leaves failed mail failed (it writes it too, with retry_failed)
+        return write_eml(db, dry_run, settings, mark_sent, failed=retry_failed)
     if retry_failed:
         with db.atomic():
             db.execute("update outbox set status = 'queued', next_attempt = null where status = 'failed'")
-    if dry_run is not None:
-        return write_eml(db, dry_run, settings, mark_sent)
     result = SendResult()
     rows = _due_rows(db, limit)
     if not rows:
