@@ -221,7 +221,7 @@ def rules(game_type: Optional[str] = typer.Argument(None, metavar="GAME_TYPE", h
 def new(
     game_type: str = typer.Argument(..., metavar="GAME_TYPE", help="Game type, e.g. gods (see `pbem rules`)."),
     game_id: str = typer.Argument(..., metavar="GAME_ID", help="A new game id: lower-case letters, digits, - and _."),
-    player: List[str] = typer.Option([], "--player", "-p", metavar="NAME[:EMAIL]", help="NAME or NAME:EMAIL, once per seat, in seat order."),
+    player: List[str] = typer.Option([], "--player", "-p", metavar="NAME[:EMAIL]", help="NAME or NAME:EMAIL, once per seat, in seat order (not a word the reports use: you, gm, anonymous, ...)."),
     seed: Optional[str] = typer.Option(None, metavar="SEED", help="RNG seed, for tests and demos (default: 128 random bits; leave it out for a real game: a seed players can guess shows them hidden cards and future dice). Its SHA-256 is published now, the seed at the end."),
     option: List[str] = typer.Option([], "--option", "-o", metavar="KEY=VALUE", help="Game option K=V: the game's (see `pbem rules TYPE`) or the host's: grace, remind, early, absences, press, seat_policy, gm_email, reaction_deadline (see `pbem set --help`)."),
     open_seats: Optional[int] = typer.Option(None, "--open", metavar="N", help="Open the game for sign-up with N seats instead of --player: players JOIN by mail; it starts when full or at `pbem start`."),

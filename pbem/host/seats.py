@@ -27,7 +27,7 @@ import os
 import re
 
 from pbem.core.errors import InputError, NotFound, PbemError
-from pbem.host import controls, outbox, read, schedule
+from pbem.host import controls, names, outbox, read, schedule
 from pbem.host.controls import announce, clean_email, observer_footer, record_action, tell_gm
 from pbem.host.store import dumps, loads
 
@@ -157,9 +157,7 @@ def send_password(db, game_id: str, player: str) -> int:
 # --- replacement, resignation, bots --------------------------------------------------------------
 
 def _check_person(db, game_id: str, seat: dict, newname: str) -> str:
-    from pbem.host.service import _check_name
-
-    name = _check_name("player name", newname)
+    name = names.check_seat_name(newname)
     for other in read.players(db, game_id):
         if other["name"] == seat["name"]:
             continue
@@ -230,12 +228,12 @@ def add_seat(db, game_id: str, name: str, email: str | None = None, *, by: str =
     from pbem.core.registry import get_rules
     from pbem.host import reporting
     from pbem.host.folders import touch_turn_folder
-    from pbem.host.service import _check_name, _store_reports, _write_report_files
+    from pbem.host.service import _store_reports, _write_report_files
 
     game = read.game(db, game_id)
     _playing(game, "add a seat")
     rules = get_rules(game["type"])
-    player = _check_name("player name", name)
+    player = names.check_seat_name(name)
     seats = read.players(db, game["id"])
     if any(s["name"] == player or s.get("person") == player for s in seats):
         raise PbemError(f"the name '{player}' is taken in game '{game['id']}'")
@@ -338,10 +336,8 @@ def open_game(db, game_type: str, game_id: str, seats: int, seed: str | None = N
     """Announce a game with `seats` open seats (state "open"): players JOIN it; it starts when
     full or at `start`."""
     from pbem.core.registry import get_rules
-    from pbem.host.service import _check_name
-
     rules = get_rules(game_type)
-    game_id = _check_name("game id", game_id)
+    game_id = names.check_name("game id", game_id)
     if db.execute("select 1 from games where id = ?", [game_id]).fetchone() or \
             db.execute("select 1 from signups where id = ?", [game_id]).fetchone():
         raise PbemError(f"a game '{game_id}' already exists")
@@ -371,13 +367,11 @@ def _signup(db, game_id: str, *, starting: bool = False) -> dict:
 
 
 def _default_name(email: str, taken: set[str]) -> str:
-    from pbem.host.service import NAME, RESERVED
-
     base = re.sub(r"[^a-z0-9_-]+", "-", email.split("@")[0].lower()).strip("-_")[:36] or "player"
     if not base[0].isalnum():
         base = "p" + base
     name, n = base, 2
-    while name in taken or name in RESERVED or not NAME.match(name):
+    while name in taken or names.taken_word(name) or not names.NAME.match(name):
         name, n = f"{base}{n}", n + 1
     return name
 
@@ -386,8 +380,6 @@ def _joinable(db, game_id: str, email: str, name: str | None) -> tuple[dict, lis
     """Check that `email` may take a seat in the open game `game_id` under `name` (None: a name
     made from the address): (the sign-up, who joined so far, the address, the name checked or
     None). Raises the reason it may not (a PbemError; NotFound for no such open game)."""
-    from pbem.host.service import _check_name
-
     signup = _signup(db, game_id)
     addr = clean_email(email)
     joined = read.rows(db, "select * from signup_players where game_id = ? order by joined, name", [signup["id"]])
@@ -398,7 +390,7 @@ def _joinable(db, game_id: str, email: str, name: str | None) -> tuple[dict, lis
         raise PbemError(f"game '{signup['id']}' is full ({signup['seats']} seats)")
     player = None
     if name:
-        player = _check_name("player name", name)
+        player = names.check_seat_name(name)
         if player in {j["name"] for j in joined}:
             raise PbemError(f"the name '{player}' is taken in game '{signup['id']}'; JOIN {signup['id']} with another name")
     return signup, joined, addr, player

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
 import sqlite3
 import time
 from contextlib import contextmanager, nullcontext
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from pbem.core import citations, engine
 from pbem.host import folders, outbox, read, reporting, schedule, store
+from pbem.host.names import NAME, RESERVED, check_name, check_seat_name  # noqa: F401 (NAME, RESERVED: for older importers)
 from pbem.core.text import printable
 from pbem.host.files import read_regular, shown, write_all_atomic, write_new_folder
 from pbem.host.read import current_state, turn_dir
@@ -36,19 +36,8 @@ from pbem.host.store import dumps, loads
 
 log = logging.getLogger("pbem.host")
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
-RESERVED = {"public", "reports", "all"}
 DEFAULT_TURNS = "turns"
-
-
-def _check_name(kind: str, value: str) -> str:
-    value = (value or "").strip().lower()
-    if not NAME.match(value) or value in RESERVED:
-        raise PbemError(
-            f"{kind} '{value}' is not allowed: use 1-40 lower-case letters, digits, '-' or '_', "
-            f"starting with a letter or digit (and not {', '.join(sorted(RESERVED))})"
-        )
-    return value
+_check_name = check_name  # the names a game or a seat may have: pbem.host.names
 
 
 def new_password() -> str:
@@ -184,7 +173,7 @@ def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | N
     seats = []
     for spec in players:
         name, _, email = spec.partition(":")
-        name = _check_name("player name", name)
+        name = check_seat_name(name)
         if any(s["name"] == name for s in seats):
             raise PbemError(f"player '{name}' is named twice")
         email = email.strip()
