@@ -229,7 +229,7 @@ def test_malformed_argument_names_line_and_column_with_caret():
         match_order(GODS.grammar, GODS.legal_orders(state, "alice"), line)
     err = info.value
     assert (err.line, err.column) == (5, 8)
-    assert "did not expect '2'" in err.message and "temple hex" in err.message
+    assert "expected a coordinate, found '2'" in err.message and "temple hex" in err.message
     located = err.located()
     assert located.startswith("line 5, column 8: ")
     assert located.split("\n")[1] == "    temple 2"

@@ -3,6 +3,8 @@ order (legal_orders in rules.py stays the one source of truth; this only explain
 
 from __future__ import annotations
 
+from pbem.core.numbers import is_number
+
 from .battle import attackers
 from .board import effect_hexes, geo_of, hex_dist, room_left, total
 from .population import raise_limits
@@ -21,7 +23,7 @@ def why_illegal(tab: Tables, state: dict, player: str, typed: list[str]) -> str 
     if player not in flow["active"] and not (phase == "setup" and verb == "start"):
         return "it is not your turn"
     hexes = [tok for tok in typed[1:] if "," in tok]
-    nums = [int(tok) for tok in typed[1:] if tok.isdigit()]
+    nums = [int(tok) for tok in typed[1:] if is_number(tok)]
     land = g["land"]
     geo = geo_of(g)
     if phase == "world":
@@ -126,8 +128,8 @@ def _attack_numbers(typed: list[str], avail: int, k: str) -> str:
     rest = typed[typed.index("->") + 2:] if "->" in typed else []
     at = next((i for i, tok in enumerate(rest) if tok.isalpha() and "retreat".startswith(tok)), None)
     before = rest if at is None else rest[:at]
-    n = int(before[0]) if before and before[0].isdigit() else None
-    kk = int(rest[at + 1]) if at is not None and len(rest) > at + 1 and rest[at + 1].isdigit() else None
+    n = int(before[0]) if before and is_number(before[0]) else None
+    kk = int(rest[at + 1]) if at is not None and len(rest) > at + 1 and is_number(rest[at + 1]) else None
     if avail <= 0 or (n is not None and n > avail):
         return f"{k} has {avail} armies that may still attack"
     if n == 0:

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from pbem.core.engine import Event, GameInfo, Request, Rules
 from pbem.core.errors import DataError, IllegalOrderError
+from pbem.core.numbers import whole
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
@@ -192,10 +193,7 @@ class DeityRules(Rules):
         d = self.data["options"]
         out = {"size": d["size"], "world": d["world"], "start": d["start"], "rounds": d["rounds"]}
         if "size" in options:
-            try:
-                out["size"] = int(options["size"])
-            except ValueError:
-                out["size"] = None
+            out["size"] = whole(str(options["size"]))  # 0-9 only (numbers.whole): ² is no size
             if out["size"] not in self.data["map"]["sizes"]:
                 raise DataError(f"deity: option size must be one of {', '.join(map(str, self.data['map']['sizes']))}, not {options['size']!r}")
         if "world" in options:
@@ -207,11 +205,8 @@ class DeityRules(Rules):
                 raise DataError(f"deity: option start must be 'seat' or 'random', not {options['start']!r}")
             out["start"] = options["start"]
         if "rounds" in options:
-            try:
-                out["rounds"] = int(options["rounds"])
-            except ValueError:
-                out["rounds"] = -1
-            if out["rounds"] < 0:
+            out["rounds"] = whole(str(options["rounds"]))
+            if out["rounds"] is None:
                 raise DataError(f"deity: option rounds must be a whole number >= 0, not {options['rounds']!r}")
         out["reactions"] = str(options.get("reactions", "standing")).strip().lower()
         if out["reactions"] not in ("standing", "ask"):

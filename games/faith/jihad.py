@@ -33,6 +33,7 @@ Here, with rules.py dispatching to it:
 from __future__ import annotations
 
 from pbem.core.errors import IllegalOrderError, InvalidOrderError
+from pbem.core.numbers import is_number
 from pbem.core.orders import Order
 
 from . import auction, positions
@@ -64,7 +65,7 @@ def declared_this_era(g: dict) -> bool:
 def parse_declaration(g: dict, player: str, pos: str, args: list[str]) -> Order:
     if len(args) != 2 or args[0] != "max":
         raise InvalidOrderError("expected `jihad max N` (N: your maximum bid, at least 10)")
-    if not (args[1].isascii() and args[1].isdigit()):
+    if not is_number(args[1]):
         raise InvalidOrderError(f"expected your maximum (a number), found '{args[1]}'")
     n = int(args[1])
     if n < OPENING:

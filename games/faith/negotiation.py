@@ -27,6 +27,7 @@ remedy for a broken promise is Divine Judgement.
 from __future__ import annotations
 
 from pbem.core.errors import IllegalOrderError, InvalidOrderError
+from pbem.core.numbers import is_number, odd_digits
 from pbem.core.orders import Order
 
 from . import hands, positions
@@ -84,7 +85,7 @@ def _item(rules, g: dict, player: str, toks: list[str], payer: bool) -> list:
         if payer and not _holds_initiative(g, player):
             raise IllegalOrderError("you do not hold the initiative")
         return ["initiative"]
-    if toks and toks[0].isascii() and toks[0].isdigit():
+    if toks and is_number(toks[0]):
         n = int(toks[0])
         if len(toks) > 2:
             raise InvalidOrderError("a faith leg is `N [BELIEF]`")
@@ -96,6 +97,8 @@ def _item(rules, g: dict, player: str, toks: list[str], payer: bool) -> list:
             if n > have:
                 raise IllegalOrderError(f"your hand holds {have}{' ' + b if b else ''} faith")
         return ["faith", n, b]
+    if toks and odd_digits(toks[0]):  # ² or ①: meant as an amount of faith
+        raise InvalidOrderError(f"expected how much faith (a number), found '{toks[0]}'")
     if len(toks) == 2:
         kind = rules._kind(toks[0], UNIT_KINDS)
         hid = rules._hex(toks[1])

@@ -82,6 +82,7 @@ from __future__ import annotations
 
 from pbem.core.engine import Event, GameInfo, Rules
 from pbem.core.errors import AmbiguousOrderError, DataError, IllegalOrderError, InvalidOrderError, OrderError, PbemError
+from pbem.core.numbers import is_number
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
@@ -1067,7 +1068,7 @@ class FaithRules(Rules):
     # --- parsing the verbs with free-form arguments (engine hook G3) -----------------------
     @staticmethod
     def _int(tok: str, what: str) -> int:
-        if not (tok.isascii() and tok.isdigit()):
+        if not is_number(tok):
             raise InvalidOrderError(f"expected {what} (a number), found '{tok}'")
         return int(tok)
 

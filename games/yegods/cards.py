@@ -9,6 +9,7 @@ Plain functions over the game state `g` and the static `World` `w`.
 from __future__ import annotations
 
 from pbem.core.engine import Event
+from pbem.core.numbers import is_number
 from pbem.core.orders import Order
 from pbem.core.rng import Rng
 
@@ -342,7 +343,7 @@ def why_play(w: World, g: dict, god: str, args: list[str]) -> str | None:
     if not held:
         return f"{title} holds no {KIND_TITLE[kind]} card"
     rest = args[1:]
-    if rest and rest[0].isdigit():
+    if rest and is_number(rest[0]):
         v = int(rest.pop(0))
         if not any(w.cards[c]["value"] == v for c in held):
             values = ", ".join(str(w.cards[c]["value"]) for c in held)

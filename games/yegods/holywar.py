@@ -9,6 +9,7 @@ Plain functions over the game state `g`, the turn `t` and the static `World` `w`
 from __future__ import annotations
 
 from pbem.core.engine import Event
+from pbem.core.numbers import is_number
 from pbem.core.orders import Order
 from pbem.core.rng import Rng
 
@@ -83,7 +84,7 @@ def why_war(w: World, g: dict, t: dict, god: str, args: list[str]) -> str | None
         where = w.resolve_name(args[-1], ("province", "desert"))
         if where not in (src, dst):
             return f"losses are taken from the attacking or the attacked province ({src} or {dst})"
-        numbers = [int(a) for a in args if a.isdigit()]
+        numbers = [int(a) for a in args if is_number(a)]
         able = war_eligible(g, t, god, src) if where == src else count(g, dst, god)
         if numbers and numbers[0] > able:
             return (f"{title} has {able} worshippers in {where.capitalize()} in this battle: "

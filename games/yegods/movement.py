@@ -9,6 +9,7 @@ Plain functions over the game state `g`, the turn `t` and the static `World` `w`
 from __future__ import annotations
 
 from pbem.core.engine import Event
+from pbem.core.numbers import is_number
 from pbem.core.orders import Order
 
 from .board import count, priests_at, put
@@ -111,7 +112,7 @@ def why_move(w: World, g: dict, t: dict, god: str, args: list[str]) -> str | Non
     piece = "worshippers"
     n = None
     rest = list(args)
-    if rest and rest[0].isdigit():
+    if rest and is_number(rest[0]):
         n = int(rest.pop(0))
     if rest and rest[0] in ("priest", "saint", "worshippers"):
         piece = rest.pop(0)

@@ -33,6 +33,7 @@ from pbem.core.errors import (
     InvalidOrderError,
     OrderError,
 )
+from pbem.core.numbers import is_number, looks_numeric, odd_digits, plain
 
 MAX_ORDER_BYTES = 256 * 1024
 MAX_LINE_CHARS = 500
@@ -85,7 +86,7 @@ class Script:
     header_errors: list[str] = field(default_factory=list)
 
 
-_COORD = re.compile(r"\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?")
+_COORD = re.compile(r"\(?\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*\)?")
 _ARROW = re.compile(r"->|=>|→|-->")
 
 
@@ -120,7 +121,10 @@ def decode(raw: bytes) -> str:
 
 def tokenize(text: str) -> list[Token]:
     """Split one line into lower-cased tokens; `2, -1` and `(2,-1)` become one token `2,-1`;
-    arrows (`->`, `=>`, `→`) become `->`."""
+    arrows (`->`, `=>`, `→`) become `->`. The decimal digits of every script are read as 0-9
+    and the dashes people type or paste (U+2212, en dash...) as a minus sign (numbers.plain:
+    `1,−2` is `1,-2`, `–>` is `->`); a character that only looks like a digit (², ①) stays
+    what it is, and is refused where a number is due."""
     return [Token(word, column) for word, column in _tokens(text)]
 
 
@@ -129,6 +133,7 @@ def _tokens(text: str) -> tuple[tuple[str, int], ...]:
     """`tokenize` as (text, column) pairs, worked out once for a line (issue 17: the same
     orders come in again and again; the line is read character by character)."""
     tokens: list[tuple[str, int]] = []
+    text = plain(text)  # one character for one: the columns are those of the line as typed
     i = 0
     n = len(text)
     while i < n:
@@ -137,7 +142,7 @@ def _tokens(text: str) -> tuple[tuple[str, int], ...]:
             i += 1
             continue
         m = _COORD.match(text, i)
-        if m and (m.group(0).startswith("(") or ch.isdigit() or ch == "-"):
+        if m and (m.group(0).startswith("(") or ch in "0123456789-"):
             tokens.append((f"{int(m.group(1))},{int(m.group(2))}", i + 1))
             i = m.end()
             continue
@@ -190,7 +195,8 @@ def read_script(text: str) -> Script:
     return script
 
 
-_EXACT = re.compile(r"-?\d+(,-?\d+)?")
+_HEX = re.compile(r"-?[0-9]+,-?[0-9]+")
+_EXACT = re.compile(r"-?[0-9]+(,-?[0-9]+)?")
 
 
 @lru_cache(maxsize=4096)
@@ -263,14 +269,16 @@ class Grammar:
         def fits(tok: str, kind: str) -> bool:
             kind = kind.rstrip("?")
             if kind == "hex":
-                return bool(re.fullmatch(r"-?\d+,-?\d+", tok))
+                return bool(_HEX.fullmatch(tok))
             if kind == "int":
-                return tok.isdigit()
+                return is_number(tok)
             if kind == "word":
                 return not _is_exact_kind(tok) and tok != "->"
             if kind == "->":
                 return tok == "->"
             return True  # alternatives are checked for legality, not syntax
+
+        wanted: dict[int, set[str]] = {}  # typed token -> the kinds it was tried as and failed
 
         def go(i: int, j: int) -> int:
             """Return -1 on success, else index of the first typed token that failed."""
@@ -287,6 +295,8 @@ class Grammar:
                 if r == -1:
                     return -1
                 failures.append(r)
+            elif i < len(tokens):
+                wanted.setdefault(i, set()).add(kind.rstrip("?"))
             if kind.endswith("?"):
                 r = go(i, j + 1)
                 if r == -1:
@@ -294,18 +304,39 @@ class Grammar:
                 failures.append(r)
             return max(failures) if failures else i
 
-        failed = go(1, 0)
+        usage = f"{verb} {self.verbs[verb][0]}".strip()
+        # a character that passes for a digit but is none (², ①: str.isdigit() is True for
+        # them, int() fails) is never part of a name: that word was meant as a number
+        odd = next((i for i in range(1, len(tokens)) if odd_digits(tokens[i].text)), None)
+        failed = go(1, 0) if odd is None else odd
         if failed == -1:
             return
-        usage = f"{verb} {self.verbs[verb][0]}".strip()
+        # a token meant as a number or a coordinate (it holds a digit, or what passes for one:
+        # ², ①) where one was due is the fault, even when an optional slot took it as a word
+        meant = [i for i in sorted(wanted) if wanted[i] & {"int", "hex"} and looks_numeric(tokens[i].text)]
+        if meant and meant[0] < failed:
+            failed = meant[0]
         if failed >= len(tokens):
             column = len(line.text) + 1
             raise InvalidOrderError(
                 f"'{line.text}' is incomplete: expected `{usage}`", line.text, line.number, column
             )
         tok = tokens[failed]
+        kinds = wanted.get(failed, set())
+        typed = (line.text[tok.column - 1:].split() or [tok.text])[0]  # as written, not lower-cased
+        if tok.text.startswith("(") or _COORD.match(tok.text):
+            typed = tok.text
+        if failed == odd:
+            kinds = {"hex" if "," in typed else "int"}
+        if "int" in kinds and looks_numeric(typed) and "," not in typed:
+            reason = f"expected a number, found '{typed}' (a number is written with the digits 0-9)"
+        elif "hex" in kinds and ("," in typed or looks_numeric(typed)):
+            reason = (f"expected a coordinate, found '{typed}': a coordinate is written q,r with the digits "
+                      "0-9 and a minus sign, e.g. 1,-2")
+        else:
+            reason = f"did not expect '{typed}' here"
         raise InvalidOrderError(
-            f"'{line.text}': did not expect '{tok.text}' here; expected `{usage}`",
+            f"'{line.text}': {reason}; expected `{usage}`",
             line.text,
             line.number,
             tok.column,

@@ -37,6 +37,7 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.core.errors import InputError, NotFound, PbemError
+from pbem.core.numbers import whole
 from pbem.core.words import plural
 from pbem.host import outbox, read, schedule
 from pbem.host.read import HOST_DEFAULTS, host_options
@@ -90,10 +91,10 @@ def _bool_option(name: str):
 
 
 def _absences(value: str) -> str:
-    word = str(value).strip()
-    if not word.isdigit() or int(word) > 365:
+    days = whole(str(value), digits=3)  # 0-9 only: `absences ²` is refused, not an int() error
+    if days is None or days > 365:
         raise InputError(f"absences '{value}' is not a number of days from 0 to 365")
-    return str(int(word))
+    return str(days)
 
 
 def _choice(name: str, allowed: tuple[str, ...]):

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from pbem import host, render
 from pbem.core.errors import NotFound, PbemError
+from pbem.core.numbers import whole
 from pbem.core.registry import game_types, order_doc
 from pbem.core.words import plural, turns_exist
 from pbem.host import outbox, read
@@ -388,7 +389,7 @@ def report(m: Incoming) -> Outcome:
 def _report(m: Incoming) -> Answer:
     game_id, row, r = m.game_id, m.row, m.request
     word = r.arg if r else None
-    number = int(word) if word and word.isdigit() and len(word) <= 6 else None
+    number = whole(word)  # 0-9 only: ² or ① is "not a turn number", not an int() error
     if word is not None and number is None:
         return Answer.refused(f"not a turn number: REPORT '{header_safe(word, 20)}'; send REPORT alone for your "
                               f"latest report, or REPORT N for turn N (1 to {m.game['phase']})")
@@ -562,16 +563,17 @@ def history(m: Incoming) -> Answer:
     game = _known_game(m.db, gid)
     if game is None:
         return Answer.refused(f"{no_such_game(gid)} (LIST shows the games)")
-    if word is not None and not (word.isdigit() and len(word) <= 6):
+    turn = whole(word)
+    if word is not None and turn is None:
         return Answer.refused(f"not a turn number: HISTORY {game['id']} '{header_safe(word, 20)}'; "
                               f"{turns_exist(game['phase'])}")
     gid = game["id"]
     if word is not None:
         try:
-            text = host.report(m.db, gid, None, int(word))
+            text = host.report(m.db, gid, None, turn)
         except NotFound as err:
             return Answer.refused(f"no such report: {err}")
-        title, numbers = f"[{gid}] history: turn {int(word)} (public report)", [int(word)]
+        title, numbers = f"[{gid}] history: turn {turn} (public report)", [turn]
     else:
         parts: list[str] = []
         size = 0
@@ -965,7 +967,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
 def _request_key(r: Request, m: Incoming) -> tuple:
     """What makes two requests the same (answered once): the command, its words (a turn number
     as its number: REPORT 01 is REPORT 1; REPORT alone is the current turn's), its block."""
-    args = tuple(str(int(a)) if a and a.isdigit() and len(a) <= 6 else (a or "").lower() for a in r.args)
+    args = tuple(str(whole(a)) if whole(a) is not None else (a or "").lower() for a in r.args)
     if r.name == "report" and not any(args) and m.game:
         args = (str(m.game["phase"]),)
     return (r.name, args, tuple(r.body))

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import repeat
 
+from pbem.core.numbers import whole
 from pbem.mail.mime import Texts
 
 log = logging.getLogger("pbem.mail")
@@ -415,7 +416,7 @@ def find_orders(text: str) -> Found:
         if first.name in ("report", "help"):
             word = first.arg
             found.command_word = word
-            found.command_arg = int(word) if word and word.isdigit() and len(word) <= 6 else None
+            found.command_arg = whole(word)
     return found
 
 

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from email.message import Message
 
+from pbem.core.numbers import whole
 from pbem.host import schedule
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail.headers import automatic, filename, header, names_present, once, raw_header, sender_of
@@ -177,8 +178,8 @@ def record_bounces(db, msg: Message, out: Outcome, infos: list[dict]) -> list[st
         rows = []
         outbox_id = None
         mark = (info.get("outbox") or "").split()
-        if len(mark) == 3 and mark[2].isdigit():  # "kind game id" of our own message
-            outbox_id = int(mark[2])
+        if len(mark) == 3 and whole(mark[2], digits=18) is not None:  # "kind game id" of our own message
+            outbox_id = whole(mark[2], digits=18)  # (0-9 only: a bounce quoting "² " is no int() error)
             hit = db.execute("select game_id, player, to_addr from outbox where id = ?", [outbox_id]).fetchone()
             if hit and hit[2] and hit[2].lower() == addr.lower():
                 rows = [(hit[0], hit[1])]
