@@ -32,6 +32,7 @@ from pbem.core.errors import AuthError, InputError, NotFound, PbemError
 from pbem.core.orders import Script, decode, read_script
 from pbem.core.registry import get_rules
 from pbem.core.rng import Rng, new_seed, seed_hash
+from pbem.core.words import plural
 from pbem.host.store import dumps, loads
 
 log = logging.getLogger("pbem.host")
@@ -234,6 +235,10 @@ class Ack:
     rules: dict[int, str] = field(default_factory=dict)  # issue 18: line -> the rule its ruling applies
     rule: str = ""  # ...and the rule of `reason`, when the whole submission is rejected by one
     asked: bool = True  # the player is asked for orders this turn (told apart for an empty submission)
+    # READY alone (no order line): the submission on file it made ready, as it stands ({"id", "received",
+    # "lines"}); an empty submission: the orders on file it replaced with none (its acknowledgement says so)
+    confirms: dict | None = None
+    replaces: dict | None = None
     # issue 17: the submissions row as stored (its columns in the table's order), for a caller
     # that goes on in the same transaction (autoplay) instead of reading it back
     stored: dict | None = field(default=None, repr=False, compare=False)
@@ -266,6 +271,9 @@ class Ack:
     def text(self) -> str:
         head = f"pbem acknowledgement: game {self.game_id}, player {self.player}" + (f", turn {self.turn}" if self.turn else "")
         out = [head, "=" * len(head)]
+        if self.confirms and self.status != "rejected":
+            out.append(f"READY: your orders on file for this turn, received {self.confirms['received']}, are made ready as "
+                       "they stand; this replaces nothing. They are (line numbers of that message):")
         if self.status == "rejected":
             out.append(f"REJECTED: {self.reason}" + (f" [{self.rule}]" if self.rule else ""))
             out.append("Nothing was changed." if self.reason.endswith(_OVER)  # no turn for earlier orders to stand in
@@ -291,13 +299,20 @@ class Ack:
         elif not self.lines:
             out.append("(no orders, and none are asked of you this turn: nothing is needed from you until it is your turn)")
         out.append(f"{accepted} accepted, {rejected} rejected." + (f" {ignored} ignored (not orders)." if ignored else ""))
-        out.append("These orders replace any you sent earlier for this turn; send again to change them before the deadline.")
+        if self.confirms:
+            out.append("Send new orders to change them before the deadline.")
+        else:
+            out.append("These orders replace any you sent earlier for this turn; send again to change them before the deadline.")
+        if self.replaces:
+            out.append(f"They replace your orders received {self.replaces['received']} "
+                       f"({plural(self.replaces['lines'], 'order line')}) with none. To keep those instead, send a line "
+                       "READY alone (with your PASSWORD): it makes the orders on file ready and replaces nothing.")
         if rejected and self.confirmed:
             out.append("READY: you take these orders as they are; the rejected lines will be skipped when the turn is resolved.")
         elif rejected:
             out.append("You are NOT READY while lines are rejected: the turn waits for your corrected orders until its "
-                       "deadline (then the rejected lines are skipped). To keep these orders as they are, send them "
-                       "again with a line READY.")
+                       "deadline (then the rejected lines are skipped). To keep these orders as they are, send a line "
+                       "READY (with your PASSWORD, no order line needed): it makes them ready and replaces nothing.")
         return "\n".join(out + self._rules_note()) + "\n"
 
     def _rules_note(self) -> list[str]:
@@ -377,7 +392,9 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     It also waives the deadline: the GM collects files as they arrive and resolves after the
     deadline, so a file the GM put in the turn folder is on time by the GM's word. And the GM's
     entries count as ready as they are: only a player's own orders with a rejected line (and no
-    READY) keep a turn from resolving before its deadline.
+    READY) keep a turn from resolving before its deadline. READY alone (no order line) makes the
+    player's orders on file for the turn ready as they stand and replaces nothing (refused when
+    there are none); an empty submission without READY is an empty order set.
 
     Mail (pbem.mailin): `delivered` is when the message reached the GM's mailbox (the deadline
     is checked against it, never later than now); `mail` ({"to", "in_reply_to", "inbox_id"})
@@ -399,6 +416,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
     number = game["phase"]
     received = schedule.iso(min(delivered, schedule.now()) if delivered else schedule.now())
     ack = Ack(game_id, player, number, "rejected")
+    on_file: dict | None = None
     try:
         if game["status"] != "running":
             raise PbemError(f"game '{game_id}' is over; {_OVER}")
@@ -416,6 +434,16 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             raise AuthError("no PASSWORD line: add 'PASSWORD <your password>' to your orders")
         if not trusted and game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):
             raise PbemError(f"too late: the deadline of turn {number} was {game['deadline']}")
+        if not script.lines:  # READY alone keeps the orders on file; an empty set replaces them (see _on_file)
+            on_file = _on_file(db, game_id, number, player)
+        if script.ready and not script.lines:
+            if on_file is None:
+                raise InputError(f"READY alone, and you have no orders on file for turn {number}: there is nothing to "
+                                 "make ready. Send your orders (with a line READY to take them as they are, rejected "
+                                 "lines and all); to send no orders at all (the game's default orders), send your "
+                                 "PASSWORD line alone, without READY")
+            script = read_script(decode(on_file["raw"]))
+            ack.confirms = {"id": on_file["id"], "received": on_file["received"], "lines": len(script.lines)}
         if len(script.lines) > MAX_ORDER_LINES:  # each line is checked in up to 64 outcomes of the dice
             raise InputError(f"too many lines: {len(script.lines)} order lines; one turn's orders take at most "
                              f"{MAX_ORDER_LINES} (send each order once)")
@@ -427,10 +455,13 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         ack.rules = {r.number: rule for r in ack.lines if r.reason and r.status != "ignored"
                      and (rule := citations.cite_reason(rules.data, r.reason, r.text))}  # issue 18
         ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
-        ack.confirmed = script.ready or trusted  # the GM's own entries (and bot seats) are taken as they are
+        ack.confirmed = script.ready or trusted or bool(ack.confirms)  # the GM's own entries (and bot seats) are taken as they are
         if not ack.lines:  # an empty submission: default orders only for a player asked this turn
             ack.asked = player in _asked(db, rules, game, kept)
-        if mail is not None and ack.lines and not any(r.status == "accepted" for r in ack.lines):
+            earlier = len(read_script(decode(on_file["raw"])).lines) if on_file and not ack.confirms else 0
+            if earlier:  # (its acknowledgement says what it replaced, and how to keep it instead)
+                ack.replaces = {"id": on_file["id"], "received": on_file["received"], "lines": earlier}
+        if mail is not None and ack.lines and not ack.confirms and not any(r.status == "accepted" for r in ack.lines):
             ack.status = "rejected"
             asked = _asked(db, rules, game, kept)
             if player not in asked:
@@ -443,8 +474,10 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         ack.rule = _cite_whole(game["type"], ack.reason)
     text = ack.text
     with db.atomic() if savepoint or not db.conn.in_transaction else nullcontext():
-        values = [game_id, number, player, received, source, raw, hashlib.sha256(raw).hexdigest(),
-                  ack.status, text, int(ack.ready)]
+        # READY alone is stored as the orders it made ready (the turn is resolved from the latest
+        # submission's text); its sha256 stays that of the text sent (an order file is collected once)
+        values = [game_id, number, player, received, source, on_file["raw"] if ack.confirms else raw,
+                  hashlib.sha256(raw).hexdigest(), ack.status, text, int(ack.ready)]
         ack.submission_id = db.execute(  # issue 17: plain SQL (sqlite-utils reads the schema each insert)
             "INSERT INTO submissions (game_id, phase, player, received, source, raw, sha256, status, ack, ready) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values).lastrowid
@@ -452,6 +485,14 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         if mail is not None:
             outbox.queue_ack(db, ack, mail, text)  # mail: the acknowledgement goes out with the submission
     return ack
+
+
+def _on_file(db, game_id: str, number: int, player: str) -> dict | None:
+    """The player's orders on file for turn `number`: their latest submission not rejected
+    (read.latest_submissions' row), or None."""
+    found = read.rows(db, "select id, received, raw from submissions where game_id = ? and phase = ? and player = ? "
+                          "and status != 'rejected' order by id desc limit 1", [game_id, number, player])
+    return found[0] if found else None
 
 
 def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) -> list[Ack]:

@@ -1,7 +1,8 @@
 """What a message asks for, and one small handler per mail command, in a table.
 
 `dispatch` screens a message (automatic mail is never answered), finds the game it is for
-(a GAME line, `[GAME_ID]` in the subject, or the thread of one of our own messages), finds
+(a GAME line, `[GAME_ID]` in the subject, the thread of one of our own messages, or else the
+one running game in which the sender's address holds a seat), finds
 the order block the player wrote in and the requests typed around it (pbem.mail.extract),
 and hands each request to the handler of its command: `COMMANDS` maps each command word
 (HELP, REPORT, WAIT, PRESS...; plain orders are the command `orders`) to a `Command` that says
@@ -255,6 +256,10 @@ def _known_game(db, name: str | None) -> dict | None:
 
 
 def _reason(ack) -> str:
+    if ack.confirms and ack.status != "rejected":  # READY alone: the orders on file, made ready
+        bad = sum(1 for r in ack.lines if r.status == "rejected")
+        return (f"READY: the orders on file made ready ({plural(len(ack.lines), 'line')}"
+                + (f", {bad} rejected: skipped" if bad else "") + ")")
     if ack.status == "accepted":
         if ack.lines:
             return "orders accepted"
@@ -342,6 +347,14 @@ class Answer:
         return Answer(False, why, why)
 
 
+def _authenticated(m: Incoming) -> bool:
+    """Whether the message carries its seat's own PASSWORD (the seat found by `_find_seat`, so
+    from its registered address): its answer is never held back by the reply cap (no
+    auto-responder knows the password; a forged From's wrong passwords must not silence the
+    player, pbem.mail.guard)."""
+    return m.row is not None and m.password is not None and m.password == m.row["password"]
+
+
 def _password_ok(m: Incoming, what: str) -> str | None:
     """None when the message's PASSWORD is the seat's; else why not (logged)."""
     if m.password == m.row["password"]:
@@ -421,7 +434,7 @@ def orders(m: Incoming) -> Outcome:
         kept=m.ctx.rows if m.rows_fresh else None,  # (the phase's state hash, as the game's row: Context.rows)
     )
     out.submission_id = ack.submission_id
-    out.authenticated = "wrong password" not in ack.reason
+    out.authenticated = out.authenticated or _authenticated(m)
     out.outcome = "rejected" if ack.status == "rejected" else "accepted"
     out.reason = _reason(ack)
     if "wrong password" in ack.reason:
@@ -791,6 +804,22 @@ def _unknown_game(m: Incoming, game_id: str) -> Outcome:
                     to=m.sender if m.is_mail else None, tell=m.is_mail, game_exists=False)
 
 
+def _seat_games(m: Incoming) -> list[str]:
+    """The running games in which the sender's address holds a seat (a message that names no
+    game is for the one of them, when there is one)."""
+    if not m.is_mail or not m.sender:
+        return []
+    return [r[0] for r in m.db.execute(
+        "select distinct p.game_id from players p join games g on g.id = p.game_id "
+        "where g.status = 'running' and lower(p.email) = lower(?) order by p.game_id", [m.sender]).fetchall()]
+
+
+def _which_game(games: list[str]) -> str:
+    """Why a message naming no game from the holder of seats in several is refused."""
+    return (f"which game? No GAME line and no [GAME_ID] in the subject, and your address holds seats in "
+            f"{', '.join(games)}: put GAME <game id> on a line of its own (or [GAME_ID] in the subject)")
+
+
 def _who(m: Incoming) -> str | None:
     """The player a message speaks for: its PLAYER line, else the one player registered with
     the sender's address, else (an order file) the file's name."""
@@ -861,7 +890,12 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
         unknown = _unknown_tag(m)
         if unknown:
             return _unknown_game(m, unknown)
-        return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
+        seats = _seat_games(m) if m.found.has_content else []  # a seat holder's orders: their game's
+        if len(seats) > 1:
+            return m.reject(_which_game(seats), to=m.sender, game_exists=False)
+        if not seats:
+            return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
+        game_id = seats[0]
     m.game = m.known_game(game_id)
     if not m.game:
         return _unknown_game(m, game_id)
@@ -873,6 +907,7 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
         refused = _seat(m)
         if refused is not None:
             return refused
+        out.authenticated = _authenticated(m)
     return command.handle(m)
 
 
@@ -899,8 +934,19 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     needs_game = [r for r in requests if r is None or (COMMANDS[r.name].needs in ("player", "seat"))]
     if not game_id and _unknown_tag(m):
         unknown = game_id = _unknown_tag(m)
-    if not game_id and not any(r is not None and COMMANDS[r.name].needs in ("nothing", "sender") or
-                               (r is not None and r.name == "help") for r in requests):
+    which: list[str] = []  # the games the sender holds seats in, when the message names none of several
+    if not game_id and needs_game:
+        seats = _seat_games(m)  # a seat holder's requests: their game's
+        if len(seats) == 1:
+            game_id = seats[0]
+            m.game = m.known_game(game_id)
+            out.game_id = m.game["id"]
+            m.players = host.players(db, m.game["id"])
+            m.player_name = _who(m)
+        else:
+            which = seats
+    if not game_id and not which and not any(r is not None and COMMANDS[r.name].needs in ("nothing", "sender") or
+                                             (r is not None and r.name == "help") for r in requests):
         return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
     if unknown and needs_game and not any(r is not None and COMMANDS[r.name].needs in ("nothing", "sender")
                                           for r in requests):
@@ -936,7 +982,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
         answer: Answer
         if command.needs in ("player", "seat"):
             if not m.game:
-                answer = Answer.refused(no_such_game(unknown) if unknown else
+                answer = Answer.refused(no_such_game(unknown) if unknown else _which_game(which) if which else
                                         "no game named: put GAME <game id> on a line, or [GAME_ID] in the subject")
                 answers.append((r, answer))
                 continue
@@ -944,6 +990,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
                 seat_checked = True
                 refused = _find_seat(m)
                 seat_refusal = refused[0] if refused else None
+                out.authenticated = out.authenticated or (seat_refusal is None and _authenticated(m))
             if seat_refusal and command.needs == "seat":
                 answers.append((r, Answer(False, _NOT_SENT, "SEND PASSWORD refused")))
                 continue

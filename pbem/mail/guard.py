@@ -22,8 +22,10 @@ an hour: a notice to the GM's address (the game's `gm_email`, else `gm` in pbem.
 `REPLY_CAP` answers an hour to one address for messages that were rejected (or asked for
 HELP, or were answered though no seat vouches for their sender: LIST, HISTORY, JOIN,
 OBSERVE): whatever auto-responder is not recognised, a mail loop cannot start. Acknowledgements of accepted
-orders and requested reports are never capped, nor the refusal of orders sent
-with the right password (a player always learns why: no auto-responder knows the password),
+orders and requested reports are never capped, nor any answer to a message sent with its
+seat's right password (refused orders or commands: a player always learns why, no
+auto-responder knows the password, and wrong passwords under a forged From cannot use up the
+player's cap),
 and a seat's wrong passwords are left to the guessing throttle (a player who mistypes is
 answered up to GUESS_LIMIT times).
 """
@@ -356,7 +358,7 @@ def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
     if out.reason.startswith("bad password") and out.player:
         return  # a seat's wrong passwords: the guessing throttle's to judge (a player may mistype)
     if out.authenticated:
-        return  # orders with the right password: a player is always told why they were refused
+        return  # a message with its seat's right password: a player is always told why it was refused
     to = db.execute("select to_addr from outbox where id > ? and inbox_id = ? and +status = 'queued' limit 1",
                     [floor, out.inbox_id]).fetchone()
     if not to:

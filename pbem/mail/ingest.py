@@ -14,7 +14,8 @@ Every message ends in exactly one outcome, recorded in the `inbox` table with it
   mismatch, no From address, parse errors, no usable orders, wrong phase, late, game over, too large, no orders
   found, duplicate Message-ID, unreadable;
 - **ignored**: not for any game -- auto-replies, bounces, bulk and list mail, spam, our own
-  messages, and mail that names no game.
+  messages, and mail that names no game (but from an address that holds a seat in a running
+  game: that game's, or, with seats in several, rejected with the question which).
 
 A message already ingested (same Message-ID and content; or, without a Message-ID, same
 content) is skipped and counted as "already ingested": ingesting a mailbox twice changes
@@ -24,7 +25,8 @@ Finding the orders in a real message: the text/plain body is read first, then `.
 attachments, then the HTML body (converted to text), then forwarded messages (message/rfc822,
 three levels at most). In a text, quoted lines (`>`), attributions ("On ... wrote:"), the
 headers of forwarded and Outlook "Original Message" sections, signatures (after `-- `) and
-mobile footers are recognised. The orders are an *order block*: from a GAME/PLAYER/PASSWORD
+mobile footers are recognised; a format=flowed text (RFC 3676) is unwrapped first
+(pbem.mail.mime.unflow). The orders are an *order block*: from a GAME/PLAYER/PASSWORD
 header line to END -- which is exactly the order form every report ends with. Of the blocks in
 a message, the one the player wrote in counts: a block with orders or a real password, the
 least quoted one, and of those the last. So a reply that types orders above or below a quoted

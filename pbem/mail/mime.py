@@ -155,6 +155,55 @@ def _part_text(part: Message) -> str | None:
     return decode_bytes(payload, charset)[:MAX_TEXT_CHARS]
 
 
+def unflow(text: str, delsp: bool = False) -> str:
+    """A text/plain; format=flowed text (RFC 3676) as its writer typed it: a line that ends in a
+    space (a soft line break, made by the mail client) is joined with the next line of the same
+    quote depth; with DelSp=yes that space goes too (the client added it). Each line's
+    space-stuffing (one space before a line that starts with a space, '>' or 'From ') is removed;
+    quoted lines keep their depth ('>' marks, then a space). The signature separator '-- ' is
+    never a soft break, nor joined to the line above. A soft break before a line of another
+    depth (or the end) is none."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    out: list[str] = []
+    held: tuple[int, str] | None = None  # the paragraph being joined: (depth, text so far)
+    for line in lines:
+        depth = len(line) - len(line.lstrip(">"))
+        body = line[depth:]
+        if body.startswith(" "):
+            body = body[1:]  # space-stuffing (and the space after quote marks)
+        if held is not None and (held[0] != depth or body == "-- "):  # another depth, or a signature: it ends
+            out.append(_quoted(*held))
+            held = None
+        flowed = body.endswith(" ") and body != "-- "
+        if flowed and delsp:
+            body = body[:-1]
+        text_so_far = (held[1] if held else "") + body
+        if flowed:
+            held = (depth, text_so_far)
+        else:
+            out.append(_quoted(depth, text_so_far))
+            held = None
+    if held is not None:
+        out.append(_quoted(*held))
+    return "\n".join(out)
+
+
+def _quoted(depth: int, text: str) -> str:
+    return (">" * depth + " " + text) if depth else text
+
+
+def _flowed(part: Message) -> tuple[bool, bool]:
+    """Whether a text part is format=flowed (RFC 3676), and whether DelSp=yes."""
+    try:
+        flowed = (part.get_param("format") or "")
+        delsp = (part.get_param("delsp") or "")
+    except Exception:  # noqa: BLE001 - a malformed Content-Type: read as it is
+        return False, False
+    if not isinstance(flowed, str) or flowed.strip().lower() != "flowed":
+        return False, False
+    return True, isinstance(delsp, str) and delsp.strip().lower() == "yes"
+
+
 _TXT_NAMES = (".txt", ".text", ".ord", ".orders", ".asc")
 
 
@@ -189,7 +238,8 @@ def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
         if ctype == "text/plain" and not filename and disposition != "attachment":
             text = _part_text(part)
             if text is not None:
-                plain.append(text)
+                flowed, delsp = _flowed(part)
+                plain.append(unflow(text, delsp) if flowed else text)
         elif ctype == "text/html" and not filename and disposition != "attachment":
             text = _part_text(part)
             if text is not None:
@@ -197,6 +247,9 @@ def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
         elif name.lower().endswith(_TXT_NAMES) or (ctype == "text/plain" and disposition == "attachment"):
             text = _part_text(part)
             if text is not None:
+                if ctype == "text/plain":
+                    flowed, delsp = _flowed(part)
+                    text = unflow(text, delsp) if flowed else text
                 attached.append((f"attachment {header_safe(name, 80)}", text))
         else:
             out.unread.append(header_safe(name or ctype, 80))
