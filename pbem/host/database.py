@@ -264,4 +264,17 @@ def m011_drop_unused_indexes(db: sqlite_utils.Database) -> None:
     db.execute("DROP INDEX IF EXISTS idx_inbox_game_id_player_ingested")
 
 
+@migrations()
+def m012_due_partial_indexes(db: sqlite_utils.Database) -> None:
+    """Issue 17: `resolve --all` (service.due_games) passes over an idle game (no orders in
+    for its turn, no bot or vacant seat, somebody asked) without reading its turn's row: the
+    few rows that can make a game due early besides orders are each in a partial index, the
+    turns where nobody is asked and the bot and vacant seats (the seats were read in full at
+    every run). A turn's `active` that is not JSON (a store changed by hand) is left out of
+    the index rather than refused."""
+    db.execute("CREATE INDEX IF NOT EXISTS idx_phases_nobody_asked ON phases (game_id, number) "
+               "WHERE json_valid(active) AND json_array_length(active) = 0")
+    db.execute("CREATE INDEX IF NOT EXISTS idx_players_bot_or_vacant ON players (game_id) WHERE bot = 1 OR vacant = 1")
+
+
 assert [m.name for m in migrations._migrations] == list(MIGRATIONS), "pbem.host.store.MIGRATIONS is out of date"

@@ -716,26 +716,35 @@ def due_games(db, turns: str | Path | None = None, found: folders.Scan | None = 
     now = schedule.iso(schedule.now())
     rows = db.execute(
         """
-        SELECT g.id FROM games g JOIN phases p INDEXED BY idx_phases_game_id_number_active ON p.game_id = g.id AND p.number = g.phase
+        SELECT g.id FROM games g
         WHERE g.status = 'running' AND g.paused IS NULL AND (
           (g.deadline IS NOT NULL AND g.deadline <= ?
             AND (g.grace = 0 OR strftime('%Y-%m-%dT%H:%M:%SZ', g.deadline, '+' || g.grace || ' seconds') <= ?))
           OR ((g.early = 1 OR g.deadline IS NULL OR g.deadline <= ?)
             -- issue 17: implied by what follows (some player asked has orders in, or is a bot
             -- or vacant seat, or nobody is asked), and cheap: an idle game is passed over here
-            -- (the games with a bot or vacant seat listed once for all, not looked up game by game)
+            -- without its turn's row being read (the bot and vacant seats listed once for all,
+            -- and the turns where nobody is asked, from the partial indexes of m012)
             AND (EXISTS (SELECT 1 FROM submissions s0 WHERE s0.game_id = g.id AND s0.phase = g.phase)
-                 OR g.id IN (SELECT p0.game_id FROM players p0 WHERE p0.bot = 1 OR p0.vacant = 1)
-                 OR json_array_length(p.active) = 0)
-            AND NOT EXISTS (SELECT 1 FROM waits w JOIN json_each(p.active) aw ON aw.value = w.player
-                            WHERE w.game_id = g.id AND w.phase = g.phase)
+                 OR g.id IN (SELECT p0.game_id FROM players p0 INDEXED BY idx_players_bot_or_vacant
+                             WHERE p0.bot = 1 OR p0.vacant = 1)
+                 OR EXISTS (SELECT 1 FROM phases p0 INDEXED BY idx_phases_nobody_asked
+                            WHERE p0.game_id = g.id AND p0.number = g.phase
+                              AND json_valid(p0.active) AND json_array_length(p0.active) = 0))
+            AND NOT EXISTS (SELECT 1 FROM phases p INDEXED BY idx_phases_game_id_number_active JOIN json_each(p.active) aw
+                            JOIN waits w ON w.game_id = g.id AND w.phase = g.phase AND w.player = aw.value
+                            WHERE p.game_id = g.id AND p.number = g.phase)
             AND NOT EXISTS (
-            SELECT 1 FROM json_each(p.active) a WHERE NOT EXISTS (
+            SELECT 1 FROM phases p INDEXED BY idx_phases_game_id_number_active JOIN json_each(p.active) a
+            WHERE p.game_id = g.id AND p.number = g.phase AND NOT EXISTS (
               SELECT 1 FROM submissions s WHERE s.ready = 1 AND s.id = (
                 SELECT max(s2.id) FROM submissions s2 WHERE s2.game_id = g.id AND s2.phase = g.phase
                   AND s2.player = a.value AND s2.status != 'rejected'))
               AND NOT EXISTS (SELECT 1 FROM players pl WHERE pl.game_id = g.id AND pl.name = a.value
                               AND (pl.bot = 1 OR pl.vacant = 1)))))
+          -- a game whose turn has no row is not due (it was joined to it before)
+          AND EXISTS (SELECT 1 FROM phases p INDEXED BY idx_phases_game_id_number_active
+                      WHERE p.game_id = g.id AND p.number = g.phase)
         """,
         [now, now, now],
     ).fetchall()

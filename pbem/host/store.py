@@ -20,7 +20,7 @@ DEFAULT_DB = "pbem.db"
 # The schema's migrations, in order (pbem.host.database defines them and checks this list).
 MIGRATIONS = ("m001_initial", "m002_mail", "m003_rollback_and_indexes", "m004_ready", "m005_controls", "m006_mailloop", "m007_press",
               "m008_due_index", "m009_joined", "m010_guard_indexes",
-              "m011_drop_unused_indexes")
+              "m011_drop_unused_indexes", "m012_due_partial_indexes")
 
 def db_path(path: str | None = None) -> str:
     return path or os.environ.get("PBEM_DB") or DEFAULT_DB
