@@ -550,6 +550,33 @@ def test_the_ledger_is_written_when_a_line_is_added_and_lines_that_no_longer_mat
     assert look(lines, lines, [("g5", 1, 1005)]) is None  # a line already there: nothing new
 
 
+def test_a_game_resolved_between_the_looks_reads_of_the_store_is_looked_at_in_its_new_turn(tmp_path, monkeypatch):
+    """Issue 17: the look at the turn folders reads each game's turn first and the status of
+    the games whose folder does not match the ledger after; a game resolved by another
+    process in between is looked at in the turn it is at then (an order file there is
+    seen), as one statement reading it then would."""
+    from pbem import host
+    from pbem.host import folders
+
+    db = open_db(str(tmp_path / "pbem.db"))
+    turns = tmp_path / "turns"
+    for gid in ("g1", "g2"):
+        host.new_game(db, "gods", gid, ["alice", "bob"], seed="1", turns=turns)
+    (turns / "g2" / "2").mkdir()
+    (turns / "g2" / "2" / "bob.txt").write_text("PLAYER bob\nEND\n")
+    real = db.execute
+
+    def execute(sql, params=()):
+        if "WHERE id IN" in sql:  # the second read: g2 was resolved meanwhile
+            real("UPDATE games SET phase = 2 WHERE id = 'g2'")
+        return real(sql, params)
+
+    monkeypatch.setattr(db, "execute", execute)
+    found = folders.scan(db, turns)
+    assert [(gid, number) for gid, number, *_ in found.check] == [("g1", 1), ("g2", 2)]
+    assert found.order_files == {"g2"}
+
+
 # --- the store: newer, changed, broken, read-only, missing, full ----------------------------------------
 
 def test_a_store_from_a_newer_pbem_is_refused_and_left_alone(tmp_path):

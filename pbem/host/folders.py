@@ -56,36 +56,68 @@ def scan(db, turns: str | Path | None) -> Scan | None:
         return None
     root = os.fspath(turns)
     found = Scan(root=root, old=_read_ledger(root), started_ns=time.time_ns())
-    old, kept, check = found.old, found.kept, found.check
+    old, check = found.old, found.check
+    kept: list[str] = []
+    keep = kept.append
+    unmatched = []  # (gid, turn, folder time or None), in the order of the games
     stat = os.stat
     fd = os.open(root, os.O_RDONLY)
     try:
-        for gid, number, status, paused in db.execute("SELECT id, phase, status, paused FROM games").fetchall():
-            folder = f"{gid}/{number}"
+        # issue 17: each game's id and turn only; the status of the few games whose folder
+        # does not match its line is read after (_status)
+        for gid, number in db.execute("SELECT id, phase FROM games").fetchall():
             try:
-                mtime = stat(folder, dir_fd=fd).st_mtime_ns
+                mtime = stat(f"{gid}/{number}", dir_fd=fd).st_mtime_ns
             except OSError:
                 mtime = None
             else:
                 line = f"{gid} {number} {mtime}"
                 if line in old:
-                    kept.add(line)
+                    keep(line)
                     continue
-            if not os.path.isdir(os.path.join(root, gid)):
-                if status == "running":  # a finished game whose folder the GM removed is left alone
-                    check.append((gid, number, status, None, False))
-                continue
-            try:
-                names = os.listdir(os.path.join(root, folder)) if mtime is not None else []
-            except OSError:
-                names = []
-            waiting = any(n.endswith(".txt") for n in names)  # as Path.glob("*.txt")
-            if waiting and status == "running" and paused is None:
-                found.order_files.add(gid)
-            check.append((gid, number, status, mtime, waiting))
+            unmatched.append((gid, number, mtime))
+        found.kept = set(kept)
+        info = _status(db, [gid for gid, _, _ in unmatched])
+        for at, (gid, number, mtime) in enumerate(unmatched):
+            if gid in info and info[gid][0] != number:  # resolved in between: its turn now, as one statement would read it
+                number = info[gid][0]
+                try:
+                    mtime = stat(f"{gid}/{number}", dir_fd=fd).st_mtime_ns
+                except OSError:
+                    mtime = None
+                unmatched[at] = (gid, number, mtime)
     finally:
         os.close(fd)
+    for gid, number, mtime in unmatched:
+        if gid not in info:  # (games are never deleted)
+            continue
+        _, status, paused = info[gid]
+        if not os.path.isdir(os.path.join(root, gid)):
+            if status == "running":  # a finished game whose folder the GM removed is left alone
+                check.append((gid, number, status, None, False))
+            continue
+        try:
+            names = os.listdir(os.path.join(root, gid, str(number))) if mtime is not None else []
+        except OSError:
+            names = []
+        waiting = any(n.endswith(".txt") for n in names)  # as Path.glob("*.txt")
+        if waiting and status == "running" and paused is None:
+            found.order_files.add(gid)
+        check.append((gid, number, status, mtime, waiting))
     return found
+
+
+def _status(db, ids: list[str]) -> dict[str, tuple]:
+    """The turn, status and pause of the games `ids` (id: (turn, status, paused)): all
+    games' at once when there are many (a first look), else those of `ids` alone."""
+    if len(ids) > 500:
+        return {gid: rest for gid, *rest in db.execute("SELECT id, phase, status, paused FROM games")}
+    out = {}
+    for at in range(0, len(ids), 250):
+        part = ids[at:at + 250]
+        out.update((gid, rest) for gid, *rest in db.execute(
+            f"SELECT id, phase, status, paused FROM games WHERE id IN ({','.join('?' * len(part))})", part))
+    return out
 
 
 def record(found: Scan, complete: list[tuple[str, int, int]]) -> None:
