@@ -13,6 +13,6 @@ def autoplay_to(run, game: str, phase: str, most: int = 10):
     for _ in range(most):
         if host.current_state(db, game)["flow"]["phase"] == phase:
             break
-        assert run("autoplay", game, "--max-phases", "1").returncode == 0
+        assert run("autoplay", game, "--max-phases", "1", "--force").returncode == 0
     assert host.current_state(db, game)["flow"]["phase"] == phase
     return db, db["games"].get(game)["phase"]

@@ -129,3 +129,30 @@ def test_a_full_disk_is_a_clean_message(run):
                            env=run.env, cwd=run.cwd)
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert r.stderr.startswith("pbem: No space left on device") and "internal error" not in r.stderr
+
+
+def test_autoplay_refuses_a_game_with_real_players_unless_forced(run, tmp_path):
+    """Tester3 finding 16: a GM who mistypes his test game's id must not have bots play a
+    live game's turns and mail its players the reports. Refused, with the reason and the way
+    to insist; nothing changes. A seat with an address, or an observer, makes a game live."""
+    assert run("new", "ohgods", "live-1", "--player", "ann:ann@play.test", "--player", "bob:bob@play.test",
+               "--player", "cy", "--every", "72h").returncode == 0
+    db = tmp_path / "pbem.db"
+    before = db.read_bytes()
+    r = run("autoplay", "live-1", "--max-phases", "4")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, (r.stdout, r.stderr)
+    assert r.stderr.startswith("pbem: game 'live-1' has real players (ann, bob have addresses or mailed orders)")
+    assert "`pbem autoplay live-1 --force`" in r.stderr and r.stdout == ""
+    assert db.read_bytes() == before
+    assert "turn 1," in run("status", "live-1").stdout
+    # a test game (no address, no observer) plays as before; an observer makes it live
+    assert run("new", "ohgods", "test-1", "--player", "ann", "--player", "bob", "--player", "cy").returncode == 0
+    r = run("autoplay", "test-1", "--max-phases", "1")
+    assert r.returncode == 0 and r.stdout.startswith("test-1: 1 turn resolved"), r.stdout + r.stderr
+    assert run("observe", "test-1", "fan@watch.test").returncode == 0
+    r = run("autoplay", "test-1", "--max-phases", "1")
+    assert r.returncode == 1 and "has real players (1 observer)" in r.stderr
+    # the GM insists: it plays
+    r = run("autoplay", "live-1", "--max-phases", "2", "--force")
+    assert r.returncode == 0 and r.stdout.startswith("live-1: 2 turns resolved"), r.stdout + r.stderr
+    assert "turn 3," in run("status", "live-1").stdout

@@ -307,7 +307,7 @@ def test_a_rollback_cancels_the_unsent_reports_of_the_turns_it_sets_aside(cli, t
     from pbem.host.store import open_db
 
     cli("new", "gods", "g1", "--player", "alice:alice@example.org", "--player", "bob:bob@example.org", "--seed", "1")
-    assert cli("autoplay", "g1", "--max-phases", "2").exit_code == 0
+    assert cli("autoplay", "g1", "--max-phases", "2", "--force").exit_code == 0
     db = open_db(str(tmp_path / "pbem.db"))
     later = db.execute("select count(*) from outbox where phase > 1 and status = 'queued'").fetchone()[0]
     assert later > 0

@@ -119,7 +119,7 @@ def test_nothing_to_do_costs_little_and_says_nothing_when_quiet(tmp_path):
     again = pbem(tmp_path, "run", "-q")
     assert again.returncode == 0 and again.stdout == ""
     # a change (a rollback's new turn, here a resolved one) is published again
-    assert pbem(tmp_path, "autoplay", "g1", "--max-phases", "1").returncode == 0
+    assert pbem(tmp_path, "autoplay", "g1", "--max-phases", "1", "--force").returncode == 0
     after = pbem(tmp_path, "run", "--only", "publish")
     assert steps(after.stdout)["publish"].endswith("in " + str((tmp_path / "site").resolve()))
     assert "written" in after.stdout and "nothing changed" not in after.stdout

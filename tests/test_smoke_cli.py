@@ -7,7 +7,7 @@ def test_gods_game_runs_to_the_end_through_the_cli(cli):
     r = cli("new", "gods", "g1", "--player", "alice:a@example.org", "--player", "bob", "--seed", "5")
     assert r.exit_code == 0, r.output
     assert "password" in r.output
-    r = cli("autoplay", "g1")
+    r = cli("autoplay", "g1", "--force")  # alice has an address
     assert r.exit_code == 0, r.output
     status = json.loads(cli("status", "g1", "--json").stdout)
     game = status["games"][0]

@@ -437,21 +437,48 @@ def report(
     typer.echo(stored_report(_reader(), game_id, player, turn), nl=False)
 
 
-@app.command(short_help="Let bots play every seat (test games; mails the players).")
+@app.command(short_help="Let bots play every seat (test games; --force for one with real players).")
 def autoplay(
     game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
     max_phases: Optional[int] = typer.Option(None, "--max-phases", metavar="N", help="Stop after this many turns."),
+    force: bool = typer.Option(False, "--force", help="Play a game with real players too (seats with addresses, orders by mail, observers): their turns are played for them and the reports mailed."),
 ) -> None:
     """Let every seat play random legal orders until the game ends (or --max-phases).
+
+    For test games: a game with real players -- a seat a person plays with an address, orders
+    that came by mail, observers -- is refused unless --force (`pbem rollback` undoes turns).
 
     Example: pbem autoplay test-1 --max-phases 10
     """
     host = _host()
 
-    results = host.autoplay(_store(), game_id, max_phases=max_phases, turns=settings.turns)
+    db = _store()
+    people = _real_players(db, game_id)
+    if people and not force:
+        _fail(f"game '{game_id}' has real players ({people}): autoplay would play their turns with random orders, "
+              "resolve them and mail them the reports. It is for test games; "
+              f"`pbem autoplay {game_id} --force` plays this one anyway (`pbem rollback` undoes turns)")
+    results = host.autoplay(db, game_id, max_phases=max_phases, turns=settings.turns)
     done = [r for r in results if r.outcome in ("resolved", "finished")]
     last = results[-1] if results else None
-    typer.echo(f"{game_id}: {len(done)} turns resolved" + (f"; {last.detail}" if last else ""))
+    typer.echo(f"{game_id}: {plural(len(done), 'turn')} resolved" + (f"; {last.detail}" if last else ""))
+
+
+def _real_players(db, game_id: str) -> str:
+    """Who in a game is a person autoplay would play for or mail (tester3 finding 16): the
+    seats played by a person with an address, the seats whose orders came by mail, the
+    observers; '' when none (a test game)."""
+    from pbem.host import read
+
+    game = read.game(db, game_id)  # NotFound: no such game
+    seats = read.players(db, game["id"])
+    mailed = {r[0] for r in db.execute("select distinct player from submissions where game_id = ? and source like 'mail%'",
+                                       [game["id"]]).fetchall()}
+    people = [s["name"] for s in seats if not s.get("bot") and (s.get("email") or s["name"] in mailed)]
+    watching = len(read.observers(db, game["id"]))
+    parts = ([f"{', '.join(people)} {'has an address' if len(people) == 1 else 'have addresses'} or mailed orders"] if people else []) \
+        + ([plural(watching, "observer")] if watching else [])
+    return "; ".join(parts)
 
 
 @app.command(short_help="Re-run stored history and check every state hash.")
