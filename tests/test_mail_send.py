@@ -403,3 +403,31 @@ def test_set_address_by_mail_takes_the_reports_not_yet_sent_along(run, tmp_path)
     rows = _outbox(tmp_path)
     assert [x["to_addr"] for x in rows if x["kind"] == "report" and x["player"] == "zeus"] == ["new@play.test"]
     assert not [x for x in rows if x["to_addr"] == "old@play.test" and password in x["body"]]
+
+
+def test_a_newcomer_after_a_deadline_move_is_told_the_current_deadline_in_both_parts(run, tmp_path):
+    """Tester3 finding 02: after `pbem deadline --extend`, the replacement player's welcome and a
+    new observer's public report showed the old deadline in their text part (the stored report
+    of the turn) while the HTML part showed the new one."""
+    run.env["PBEM_NOW"] = "2026-11-27T12:00:00Z"
+    assert run("new", "gods", "g1", "--player", "zeus:zeus@play.test", "--player", "hera:hera@play.test",
+               "--player", "ares:ares@play.test", "--every", "24h").returncode == 0
+    assert run("deadline", "g1", "--extend", "48h", "--reason", "server trouble").returncode == 0
+    assert run("replace", "g1", "ares", "dora:dora@play.test").returncode == 0
+    assert run("observe", "g1", "fan@watch.test").returncode == 0
+    assert run("send", "--dry-run", tmp_path / "out", "--from", "gm@pbem.example").returncode == 0
+    old, new = "Sat 28 Nov 2026 12:00 UTC", "Mon 30 Nov 2026 12:00 UTC"
+    seen = set()
+    for path in sorted((tmp_path / "out").glob("*.eml")):
+        msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        if str(msg["To"]) not in ("dora@play.test", "fan@watch.test") or "report" not in str(msg["Subject"]):
+            continue
+        seen.add(str(msg["To"]))
+        text, page = msg.get_body(("plain",)).get_content(), msg.get_body(("html",)).get_content()
+        assert f"\nDeadline: {new} (2026-11-30T12:00:00Z) (moved by the GM" in text, text[:600]
+        assert old not in text and old not in page and new in page
+        if str(msg["To"]) == "dora@play.test":  # the welcome stays on top of the HTML part too
+            assert "Your password:" in page
+    assert seen == {"dora@play.test", "fan@watch.test"}
+    # the stored report is as it was written; `pbem report` adds the line it always did
+    assert f"Deadline: {old}" in run("report", "g1", "--player", "ares").stdout

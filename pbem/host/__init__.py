@@ -21,7 +21,7 @@ _EXPORTS = {
         "current_state", "events", "events_by_phase", "game", "games", "latest_submissions", "outbox_counts",
         "phase", "phases", "player", "players", "report_text", "submitted_players", "turn_dir",
     ),
-    "queries": ("report", "status"),
+    "queries": ("current_deadline", "report", "status"),
     "reporting": ("Reporter",),
     "service": (
         "DEFAULT_TURNS", "Ack", "Resolved", "autoplay", "bot_script", "collect_turn_files", "due_games", "failpoint",

@@ -5,6 +5,7 @@ writing side.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from pbem.core import engine
@@ -116,6 +117,23 @@ def orders_so_far(db, game: dict, who: str) -> str:
         else:
             lines.append(f"  {p}: not ready" + (f" ({why})" if p == who else ""))
     return "\n".join(lines) + "\n"
+
+
+def current_deadline(db, game: dict, text: str) -> str:
+    """A stored report of the open turn (`read.report_text`) with its Deadline line as it is
+    now (tester3 finding 02): the text was written when the turn opened, and a newcomer
+    mailed it later (a replacement, an observer) was never told that the GM moved or paused
+    the deadline since. The words of `pbem report`'s "Deadline now" line; the text as it was
+    when nothing changed."""
+    if not text or game.get("status") != "running":
+        return text
+    sched = loads(game["schedule"])
+    now = (f"none: the GM has paused the game (since {schedule.show(game['paused'], sched)})" if game.get("paused")
+           else schedule.show(game["deadline"], sched))
+    found = re.search(r"^Deadline: (.*)$", text, re.MULTILINE)  # the report's head: the first such line
+    if not found or found.group(1) == now:
+        return text
+    return text[:found.start(1)] + now + _moved(db, game) + text[found.end(1):]
 
 
 def _moved(db, game: dict) -> str:

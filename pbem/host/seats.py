@@ -27,7 +27,7 @@ import os
 import re
 
 from pbem.core.errors import InputError, NotFound, PbemError
-from pbem.host import controls, names, outbox, read, schedule
+from pbem.host import controls, names, outbox, queries, read, schedule
 from pbem.host.controls import announce, clean_email, observer_footer, record_action, tell_gm
 from pbem.host.store import dumps, loads
 
@@ -204,7 +204,7 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
                               + "If you did not expect this, tell the GM.\n" + outbox.footer(game["id"]),
                          game_id=game["id"], phase=game["phase"], player=seat["name"])
         if addr:
-            latest = read.report_text(db, game["id"], game["phase"], seat["name"]) or ""
+            latest = queries.current_deadline(db, game, read.report_text(db, game["id"], game["phase"], seat["name"]) or "")
             body = (f"Welcome to game {game['id']}: you take over the seat {seat['name']} (seat {seat['seat']}) "
                     f"from turn {game['phase']}.\nYour password: {password}\n"
                     f"Put it on the PASSWORD line of your orders (with PLAYER {seat['name']}); keep it to yourself.\n"
@@ -497,7 +497,7 @@ def observe(db, game_id: str, email: str, *, remove: bool = False) -> str:
         db["observers"].insert({"game_id": gid, "email": addr, "added": schedule.iso(schedule.now())})
         record_action(db, gid, by="gm", action="observe", detail="an observer joined")
         if game is not None:
-            latest = read.report_text(db, gid, game["phase"], "")
+            latest = queries.current_deadline(db, game, read.report_text(db, gid, game["phase"], ""))
             if latest:
                 outbox.queue(db, kind="observer", to_addr=addr, subject=f"[{gid}] turn {game['phase']} public report",
                              body=latest + observer_footer(gid),

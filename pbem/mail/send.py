@@ -88,7 +88,11 @@ def report_html(db, row: dict) -> str | None:
     except Exception:  # a report must go out even if its page fails; the text part is whole
         return None
     stored = host.report_text(db, row["game_id"], row.get("phase"), row["player"])
-    prefix = row["body"].split(stored, 1)[0] if stored and stored in row["body"] else ""
+    # what is above the report: up to the stored report, or to its first line when the report
+    # was mailed with its Deadline line brought up to date (pbem.host.seats.current_deadline)
+    head = stored.split("\n", 1)[0] if stored else ""
+    mark = stored if stored and stored in row["body"] else head if head and head in row["body"] else ""
+    prefix = row["body"].split(mark, 1)[0] if mark else ""
     if prefix.strip():
         page = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + "<pre>" + html.escape(prefix) + "</pre>", page, count=1)
     return page
