@@ -134,7 +134,8 @@ def seat(
         if moved["queued"] or moved["failed"]:
             n = moved["queued"] + moved["failed"]
             typer.echo(f"  {plural(n, 'message')} not yet sent to {r['was']} now {'goes' if n == 1 else 'go'} to {r['email']}"
-                       + (f" ({moved['failed']} of them refused at the old address, queued again)" if moved["failed"] else "")
+                       + ("" if not moved["failed"] else " (refused at the old address, queued again)" if moved["failed"] == n
+                          else f" ({moved['failed']} of them refused at the old address, queued again)")
                        + ": `pbem send` delivers them")
     elif reset_password:
         password = seats.reset_password(db, game_id, player)
