@@ -147,6 +147,17 @@ def _placement(verb: str, cell: str, colour: str | None = None) -> Order:
         return Order((verb, colour, cell), (verb, colour, cell), frozenset({1}))
     return Order((verb, cell), (verb, cell))
 
+@functools.lru_cache(maxsize=1 << 16)
+def _placement_text(verb: str, cell: str, colour: str | None = None) -> str:
+    """The text of _placement(verb, cell, colour), kept (the order form lists some thirty a turn)."""
+    return _placement(verb, cell, colour).text
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _relocation_text(verb: str, src: str, dst: str) -> str:
+    return _relocation(verb, src, dst).text
+
+
 class _LegalList(Sequence):
     """GodsRules.legal_orders as a sequence (same length, same order at every index) whose
     wasteland moves (wastelands x frontier cells) are counted, not built."""
@@ -478,28 +489,36 @@ class GodsRules(Rules):
         totals = {"tribe": len(legal.colours) * reachable(legal.tribe_cost),
                   "temple": reachable(legal.temple_cost) if legal.temples else 0,
                   "wasteland": len(frontier) if legal.waste else 0}
-        groups: dict[str, list[str]] = {}
+        groups: dict[str, list[str]] = {}  # each verb's examples, the verbs in the order first met
         missing = sum(min(per_verb, n) for n in totals.values())  # examples still wanted, all verbs
         tribe_at = legal.money // legal.tribe_cost if legal.tribe_cost else 7  # most cards adjoined affordable
         temple_at = legal.money // legal.temple_cost if legal.temple_cost else 7
+        if not legal.colours:
+            tribe_at = -1  # no tribe in the display: none to place
+        if not legal.temples:
+            temple_at = -1
+        tribes = temples = wastes = None
         for k, adj, _ in frontier:  # the placements, cell by cell, until each verb has its examples
             if missing <= 0:
                 break
             if adj <= tribe_at:
+                if tribes is None:
+                    tribes = groups["tribe"] = []
                 for colour in legal.colours:
-                    texts = groups.setdefault("tribe", [])
-                    if len(texts) < per_verb:
-                        texts.append(_placement("tribe", k, colour).text)
+                    if len(tribes) < per_verb:
+                        tribes.append(_placement_text("tribe", k, colour))
                         missing -= 1
-            if legal.temples and adj <= temple_at:
-                texts = groups.setdefault("temple", [])
-                if len(texts) < per_verb:
-                    texts.append(_placement("temple", k).text)
+            if adj <= temple_at:
+                if temples is None:
+                    temples = groups["temple"] = []
+                if len(temples) < per_verb:
+                    temples.append(_placement_text("temple", k))
                     missing -= 1
             if legal.waste:
-                texts = groups.setdefault("wasteland", [])
-                if len(texts) < per_verb:
-                    texts.append(_placement("wasteland", k).text)
+                if wastes is None:
+                    wastes = groups["wasteland"] = []
+                if len(wastes) < per_verb:
+                    wastes.append(_placement_text("wasteland", k))
                     missing -= 1
         out = [(verb, texts, totals[verb]) for verb, texts in groups.items()]
         moves = sum(n for _, n in legal.moves) // len(legal.verbs) if legal.verbs else 0
@@ -511,7 +530,7 @@ class GodsRules(Rules):
                         break
                     if not (adj == 1 and src in cards):
                         pairs.append((src, dst))
-            out += [(verb, [_relocation(verb, src, dst).text for src, dst in pairs], moves) for verb in legal.verbs]
+            out += [(verb, [_relocation_text(verb, src, dst) for src, dst in pairs], moves) for verb in legal.verbs]
         tail: dict[str, list[str]] = {}
         for order in legal.tail:
             tail.setdefault(order.verb, []).append(order.text)
@@ -833,6 +852,7 @@ class GodsRules(Rules):
 
     def view(self, state, player):
         g = state["game"]
+        board = g["board"]
         public = {
             "players": [
                 {
@@ -849,7 +869,7 @@ class GodsRules(Rules):
                 }
                 for p in g["players"]
             ],
-            "board": [dict(at=k, **v) for k, v in sorted(g["board"].items(), key=lambda kv: _rq(kv[0]))],
+            "board": [{"at": k, **board[k]} for k in sorted(board, key=_rq)],
             "display": [card_name(c) for c in g["display"]],
             "deck_count": len(g["deck"]),
             "discard": [card_name(c) for c in g["discard"]],
