@@ -52,6 +52,10 @@ def labels(cards: list[dict], formats: dict[str, str], other: str = "", missing:
     return out
 
 
+_CELLS: dict[str, tuple[int, int]] = {}  # a cell's key -> (q, r), as parsed before
+_ROWS: dict[tuple, tuple[str, str, str]] = {}  # a row of one-line labels -> its lines, as drawn before
+
+
 def draw(cells: dict[str, str], marks: dict[str, str] | None = None, width: int = 7) -> str:
     """Draw labelled cells as rows of hexes, each row shifted half a cell per r, so that
     neighbours touch as on the table. `cells` maps "q,r" to a short label (at most
@@ -61,12 +65,18 @@ def draw(cells: dict[str, str], marks: dict[str, str] | None = None, width: int 
     allcells = {**marks, **cells} if marks else cells
     if not allcells:
         return "(empty)"
-    # issue 17: the cells grouped by row in one pass (x position in half-cells: 2q + r)
+    # issue 17: the cells grouped by row in one pass (x position in half-cells: 2q + r), each
+    # key parsed once a process
     rows: dict[int, list[tuple[int, str]]] = {}
     xmin = None
     for k in allcells:
-        q, r = k.split(",")
-        q, r = int(q), int(r)
+        found = _CELLS.get(k)
+        if found is None:
+            if len(_CELLS) >= 1 << 16:
+                _CELLS.clear()
+            q, r = k.split(",")
+            found = _CELLS[k] = (int(q), int(r))
+        q, r = found
         x = 2 * q + r
         if xmin is None or x < xmin:
             xmin = x
@@ -82,14 +92,21 @@ def draw(cells: dict[str, str], marks: dict[str, str] | None = None, width: int 
         cursor = 0
         labels = [allcells[k] for _, k in row]
         if not any("\n" in label for label in labels):  # issue 17: a row of one-line labels, drawn directly
-            mid = []
-            for (q, k), label in zip(row, labels):
-                x = (2 * q + r - xmin) * half
-                pad = " " * (x - cursor)
-                top.append(pad + k.center(width))
-                mid.append(pad + (f"[{label}]" if k in cells else f" {label} ").center(width))
-                cursor = x + width
-            lines += ["".join(top).rstrip(), "".join(mid).rstrip(), ""]
+            # and kept: a turn changes a few rows of a map (a board's cards, the same labels)
+            key = (width, r - xmin, tuple(row), tuple(labels), marks is None or tuple(k in cells for _, k in row))
+            drawn = _ROWS.get(key)
+            if drawn is None:
+                mid = []
+                for (q, k), label in zip(row, labels):
+                    x = (2 * q + r - xmin) * half
+                    pad = " " * (x - cursor)
+                    top.append(pad + k.center(width))
+                    mid.append(pad + (f"[{label}]" if k in cells else f" {label} ").center(width))
+                    cursor = x + width
+                if len(_ROWS) >= 4096:
+                    _ROWS.clear()
+                drawn = _ROWS[key] = ("".join(top).rstrip(), "".join(mid).rstrip(), "")
+            lines += drawn
             continue
         parted = [label.split("\n") for label in labels]
         depth = max(len(parts) for parts in parted)
