@@ -121,6 +121,7 @@ def hostile(tmp_path_factory):
     db = open_db(str(root / "pbem.db"))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(host_service, "_check_name", lambda kind, value: value)
+        mp.setattr(host_service, "check_seat_name", lambda value, kind="player name": value)
         for i, gid in enumerate(HOSTILE):
             make_game(db, "gods", gid, seed=f"h{i}", finished=(i == 0), running_turns=3, players=list(HOSTILE),
                       sched={"every": "24h", "at": None, "tz": "UTC"})
