@@ -169,7 +169,7 @@ def seat_notes(players: list[dict]) -> list[str]:
 
 
 # A reader's own variables in a report's context (text_reports), and `title`, which report_text
-# passes the order form's template as the layout template it replaced set it.
+# hands the order form's template (as report.txt.j2, the layout it replaced, had set it).
 _OWN = frozenset(("player", "view", "colour", "events", "asked", "prompt", "order_groups", "summary", "press",
                   "event_lines", "position_text", "title"))
 _BARE = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
