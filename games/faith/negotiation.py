@@ -501,7 +501,8 @@ def _do_found(rules, state, player, d) -> list[dict]:
         return [_fail(player, None, f"found {b}", f"a second belief costs {cost} faith; your hand holds {hand_total(g, player)}")]
     if cost:
         pay(g, player, cost, own[0])
-    g["beliefs"][b] = {"player": player, "level": lvl, "alive": True, "limbo": False}
+    colour = rules.colour_for(set(rules.belief_colours(g).values()), b)   # CHOICE 180: kept from now on
+    g["beliefs"][b] = {"player": player, "level": lvl, "alive": True, "limbo": False, "colour": colour}
     g["bank"].setdefault(b, rules.data["game"]["bank_start"])
     start = rules.data["levels"]["start_faith"][str(lvl)]   # CHOICE 80: start faith by level
     bank(g, b, -start)

@@ -7,7 +7,8 @@ or 2 positions and answers for all of them in one submission.
 
 State read here (state["game"]):
 
-* beliefs[b] = {player, level, alive, limbo, limbo_until?, covenant?} -- `covenant` is the
+* beliefs[b] = {player, level, alive, limbo, limbo_until?, covenant?, colour?} -- `colour`: a
+  belief founded in play keeps the one it was given then (CHOICE 180); `covenant` is the
   lead belief's id on both members of a covenant, absent (or None) otherwise;
 * ring -- belief ids clockwise; when absent or empty it is derived from `seats`, each
   player's beliefs in the order `beliefs` lists them (a second belief sits just after its

@@ -1958,22 +1958,32 @@ class FaithRules(Rules):
         ms = positions.members(g, pos)
         return sum(sum(h["pop"].get(m, [0, 0])) for h in g["hexes"].values() for m in ms)
 
-    def _colours(self, g: dict) -> dict[str, str]:
+    def belief_colours(self, g: dict) -> dict[str, str]:
         """Each belief in play drawn in a colour of its own (L35: "its' unique colour", CHOICE
         180): its colour word, unless a belief founded earlier in this game has that word; then
-        the first spare colour no belief in play has. A colour never changes once given."""
+        the first spare colour no belief in play has. A colour never changes once given: the
+        beliefs of the set-up take theirs in seat order (the ring), a belief founded later keeps
+        the one it was given when founded (negotiation._do_found stores it). Nothing here
+        follows the order of the `beliefs` dict, which a store's sorted JSON does not keep."""
         out: dict[str, str] = {}
-        for b in g["beliefs"]:
-            word = self.tab.beliefs[b]["colour"]
-            if word in out.values():
-                word = next((w for w in self.data["display"]["spare_colours"] if w not in out.values()), word)
-            out[b] = word
-        return out
+        given = {b: x["colour"] for b, x in g["beliefs"].items() if x.get("colour")}
+        ring = [b for b in positions.ring(g) if b in g["beliefs"]]
+        for b in ring + sorted(set(g["beliefs"]) - set(ring)):
+            if b not in given:
+                out[b] = self.colour_for(out.values(), b)
+        return {**out, **given}
+
+    def colour_for(self, taken, b: str) -> str:
+        """CHOICE 180: belief `b`'s colour word, or the first spare colour not `taken`."""
+        word = self.tab.beliefs[b]["colour"]
+        if word in taken:
+            word = next((w for w in self.data["display"]["spare_colours"] if w not in taken), word)
+        return word
 
     def view(self, state, player):
         g = state["game"]
         flow = state["flow"]
-        colours = self._colours(g)
+        colours = self.belief_colours(g)
         hexes = []
         for hid in self.world.order:
             h = self.world.hexes[hid]
