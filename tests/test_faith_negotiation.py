@@ -120,3 +120,23 @@ def test_the_scenarios_cover_the_negotiation_clauses_the_issue_names():
                    "position-two-beliefs-one-submission", "position-covenant-acts-as-one-belief",
                    "position-covenant-reproduces-together-separate-beliefs-do-not"):
         assert needed in names, needed
+
+
+def test_an_event_line_does_not_follow_the_order_of_its_dicts():
+    """A trade paid in chips of two beliefs, a gift, a spent auction: the text report is written
+    from the events as the engine made them, the site and every later reading from the store's
+    sorted JSON; both give the same line (they did not: 'for 1 Hindi, 2 Amorites faith' in the
+    report, '2 Amorites, 1 Hindi' in the store's reading)."""
+    from pbem import render
+    from pbem.render.html import event_texter
+
+    render.install()
+    texter = event_texter("faith", True)
+    for e in ({"type": "trade", "player": "ann", "other": "bob", "gave": {"initiative": "hindi"},
+               "got": {"faith": {"hindi": 1, "amorites": 2}}, "to": ["ann", "bob"]},
+              {"type": "give", "from": "ann", "player": "bob", "faith": {"zeus": 3, "egyptian": 1}},
+              {"type": "bid_spent", "auction": "initiative", "stacks": {"zeus": 2, "egyptian": 1}, "total": 3}):
+        stored = json.loads(json.dumps(e, sort_keys=True))
+        assert list(stored.get("got", stored).get("faith", stored.get("stacks", {}))) != \
+            list(e.get("got", e).get("faith", e.get("stacks", {})))   # the dict order differs...
+        assert texter(e) == texter(stored)                          # ...the line does not
