@@ -44,6 +44,16 @@ def test_the_suite_covers_the_contests_of_the_gods():
         assert needed in names, needed
 
 
+def test_the_suite_covers_who_is_asked_for_the_initiative_bid():
+    """Tester finding 08, CHOICE 201: a god with an empty hand and nothing to flip is asked
+    (her base income pays her bid, or faith she takes from the board); a god in limbo is not,
+    and is told why her bid is refused."""
+    names = {p.stem for p in FILES}
+    for needed in ("bid-an-empty-hand-is-asked-its-base-income-bids", "bid-an-empty-hand-takes-faith-from-the-board-to-bid",
+                   "bid-a-god-in-limbo-is-told-why-she-may-not-bid"):
+        assert needed in names, needed
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_each_scenario_quotes_its_rule_and_runs(path: Path):
     data = tomllib.loads(path.read_text())

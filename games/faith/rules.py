@@ -997,10 +997,19 @@ class FaithRules(Rules):
         phase = state["flow"]["phase"]
         hand = hand_total(g, player)
         if phase == "powerup":
-            if g.get("bidding") == "live" or len(self.order(g)) < 2 or not hand:
+            mine = [p for p in positions.positions_of(g, player) if not positions.in_limbo(g, p)]
+            if g.get("bidding") == "live" or len(self.order(g)) < 2 or not mine:
+                return []
+            # CHOICE 201: the auction runs after the Power-Up, so what the hand holds then --
+            # the level's base income paid with `done`, L380-384 -- decides, not the hand now;
+            # faith on the board may be taken in (CHOICE 35). Only a god who could bid nothing
+            # at all is not asked (her maximum is 0: she drops out at once, paying nothing).
+            hand += sum(self.tab.data["levels"]["power_base"][str(positions.level(g, p))] for p in mine)
+            own = [b for p in mine for b in positions.members(g, p)]
+            board = sum(sum(h["pop"].get(b, (0, 0))) for h in g["hexes"].values() for b in own)
+            if not hand + board:
                 return []
             amounts = sorted({0, 1, max(1, hand // 4), max(1, hand // 2)})
-            mine = [p for p in positions.positions_of(g, player) if not positions.in_limbo(g, p)]
             toks = [(str(n),) if len(mine) < 2 else (str(n), p) for p in mine for n in amounts]
         elif phase == "bidding":
             a = g["auction"]
@@ -1132,6 +1141,10 @@ class FaithRules(Rules):
         if verb in ("bid", "jihad", "aog", "infidel") or (flow["phase"] == "infidels" and verb in ("move", "attack")):
             # a player's orders, not one belief's: bids name their position (`bid N BELIEF`)
             if player not in flow["active"]:
+                ps = positions.positions_of(g, player)
+                if verb == "bid" and flow["phase"] in ("powerup", "bidding") and ps and all(positions.in_limbo(g, p) for p in ps):
+                    # the one god who can bid nothing (CHOICE 201): told why, not "not your turn"
+                    raise IllegalOrderError("your belief is in limbo: no initiative bidding this era")
                 raise IllegalOrderError(f"no '{verb}' order is legal now")
             if verb == "bid":
                 if flow["phase"] == "contest" and g["pending"]["contest"]["kind"] == "jihad":
