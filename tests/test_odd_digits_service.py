@@ -114,3 +114,32 @@ def test_absences_must_be_a_number_of_days_for_set_and_new(tmp_path):
         clean_failure(pbem(tmp_path, "new", "gods", "g2", "--player", "a", "--player", "b", "--option", f"absences={odd}",
                            env=NOW), "absences", "not a number of days")
     ok(pbem(tmp_path, "set", "g1", "absences", "5", env=NOW))
+
+
+# --- tester3 finding 03: a resigned player writing again is told why the password fails ----------
+
+def test_a_resigned_player_is_told_the_seat_was_resigned_not_only_wrong_password(tmp_path):
+    out = ok(pbem(tmp_path, "new", "gods", "g1", "--seed", "4", "--player", "zeus:zeus@play.test",
+                  "--player", "hera:hera@play.test", "--player", "ares:ares@play.test", env=NOW)).stdout
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", out))
+
+    def mail(n: int, body: str) -> str:
+        (tmp_path / f"m{n}.eml").write_text(f"From: ares@play.test\nTo: o@j.t\nSubject: [g1] x\nMessage-ID: <r{n}@play.test>\n\n"
+                                            f"GAME g1\nPLAYER ares\nPASSWORD {pw['ares']}\n{body}\n")
+        before = len(_outbox(tmp_path, "ares@play.test"))
+        p = pbem(tmp_path, "ingest", f"m{n}.eml", env=NOW)
+        no_internals(p)
+        return p.stdout + "\n".join(b for _, b in _outbox(tmp_path, "ares@play.test")[before:])
+
+    assert "RESIGN: you have left game g1" in mail(1, "RESIGN")
+    for n, body in ((2, "pass"), (3, "REPORT")):
+        said = mail(n, body)
+        assert "the player of seat ares resigned from game g1" in said and "it is vacant" in said, said
+    (tmp_path / "o.txt").write_text(f"PASSWORD {pw['ares']}\npass\n")
+    p = pbem(tmp_path, "submit", "g1", "ares", "o.txt", env=NOW)
+    no_internals(p)
+    assert "resigned from game g1" in p.stdout + p.stderr, p.stdout + p.stderr
+    # a wrong password of a seat that is played is told only that
+    (tmp_path / "o.txt").write_text("PASSWORD nope\npass\n")
+    p = pbem(tmp_path, "submit", "g1", "hera", "o.txt", env=NOW)
+    assert "wrong password" in p.stdout + p.stderr and "resigned" not in p.stdout + p.stderr

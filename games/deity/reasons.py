@@ -3,7 +3,7 @@ order (legal_orders in rules.py stays the one source of truth; this only explain
 
 from __future__ import annotations
 
-from pbem.core.numbers import is_number
+from pbem.core.numbers import is_number, odd_digits
 
 from .battle import attackers
 from .board import effect_hexes, geo_of, hex_dist, room_left, total
@@ -20,8 +20,13 @@ def why_illegal(tab: Tables, state: dict, player: str, typed: list[str]) -> str 
     if player in g["out"]:
         return "you are out of the game"
     phase = flow["phase"]
+    if verb in STANDING_VERBS:  # given at any time, on turn or off: what is wrong with the line itself
+        return _standing(tab, typed)
     if player not in flow["active"] and not (phase == "setup" and verb == "start"):
         return "it is not your turn"
+    odd = next((tok for tok in typed[1:] if odd_digits(tok)), None)
+    if odd is not None:  # ² or ①: str.isdigit() is True for them, but they are no digits (finding 15)
+        return _odd(odd)
     hexes = [tok for tok in typed[1:] if "," in tok]
     nums = [int(tok) for tok in typed[1:] if is_number(tok)]
     land = g["land"]
@@ -121,6 +126,34 @@ def why_illegal(tab: Tables, state: dict, player: str, typed: list[str]) -> str 
     if verb == "play" and len(typed) > 1:
         return _play(tab, g, player, typed, hexes, k)
     return None
+
+
+STANDING_VERBS = ("abjure", "unabjure", "resurrect")
+
+
+def _odd(tok: str) -> str:
+    if "," in tok:
+        return f"expected a coordinate, found '{tok}': a coordinate is written q,r with the digits 0-9, e.g. 1,-2"
+    return f"expected a number, found '{tok}' (a number is written with the digits 0-9)"
+
+
+def _standing(tab: Tables, typed: list[str]) -> str:
+    """Why a standing order matches none (tester3 finding 06: `abjure nonsense` sent off turn
+    was told "it is not your turn", although a standing order may be sent at any time)."""
+    verb, args = typed[0], typed[1:]
+    if verb == "resurrect" and args and odd_digits(args[0]):
+        return _odd(args[0])
+    if verb == "resurrect":
+        if args and is_number(args[0]) and len(args) == 1:
+            return "resurrect N takes N from 1 to 30 (how many of your counters destroyed in one battle phase)"
+        return "write `resurrect N` (N: how many of your counters destroyed in one battle phase) or `resurrect off`"
+    word = args[0] if args else ""
+    if word and word not in ("any", "all") and not any(
+            c.startswith(word) or c.split("_")[0].startswith(word) for c in tab.card_ids):
+        return f"there is no card '{word}'"
+    if verb == "unabjure":
+        return "write `unabjure CARD` or `unabjure all`"
+    return "write `abjure CARD`, `abjure CARD on my hexes` or `abjure any [on my hexes]`"
 
 
 def _attack_numbers(typed: list[str], avail: int, k: str) -> str:

@@ -82,7 +82,7 @@ from __future__ import annotations
 
 from pbem.core.engine import Event, GameInfo, Rules
 from pbem.core.errors import AmbiguousOrderError, DataError, IllegalOrderError, InvalidOrderError, OrderError, PbemError
-from pbem.core.numbers import is_number
+from pbem.core.numbers import is_number, odd_digits
 from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
@@ -934,6 +934,10 @@ class FaithRules(Rules):
     def why_illegal(self, state, player, typed):
         """Why a typed line matches no legal order, where "not legal now" would not say."""
         g = state["game"]
+        odd = next((tok for tok in typed[1:] if odd_digits(tok)), None)
+        if odd is not None:  # ² or ①: str.isdigit() is True for them, but they are no digits (finding 15)
+            return (f"expected a number or a hex, found '{odd}' (written with the digits 0-9; fertile hexes are "
+                    "11..66, others are named like c4)")
         if typed[0] == "flip" and state["flow"]["phase"] == "powerup" and player in state["flow"]["active"]:
             if not any(pop_of(g, h, b)[0] for b in self.actors(g, player) for h in g["hexes"]):
                 return ("you have no pacified chips to flip (they are all in unrest: they pacify again in Phase 1); "

@@ -39,6 +39,8 @@ GENERIC_REASONS: dict[str, str] = {
     "unknown order": ORDER_LANGUAGE,
     "is incomplete: expected": ORDER_LANGUAGE,
     "did not expect": ORDER_LANGUAGE,
+    "expected a number, found": ORDER_LANGUAGE,
+    "expected a coordinate, found": ORDER_LANGUAGE,
     "is ambiguous: it could be": ORDER_LANGUAGE,
     "ambiguous": ORDER_LANGUAGE,
     "could be": ORDER_LANGUAGE,

@@ -391,6 +391,18 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
                 f"'{line.text}': it is not your turn", line.text, line.number, 1
             ) from err
         if not active:
+            # tester3 finding 03: the tail "it is not your turn" only where it is the reason. A
+            # standing order (Deity's `abjure`, a set-up list's later `start` lines) that fails
+            # fails for its own reason, said as it is; a player asked in this phase whose part
+            # of it is over (Oh Gods!' two actions used up) is told so, not that he was not asked
+            typed = line_order(rules.grammar, line)
+            if typed is not None and typed.verb in {o.verb for o in rules.standing_orders(state, player)}:
+                raise
+            if was_asked:
+                raise IllegalOrderError(
+                    f"'{line.text}': your part of this turn is over (the orders before it used up your actions)",
+                    line.text, line.number, 1,
+                ) from err
             awaited = ", ".join(active_players(rules, state)) or "nobody"
             raise IllegalOrderError(
                 f"{err.message} (it is not your turn; awaiting {awaited}; only standing orders can be given now)",

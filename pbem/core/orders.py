@@ -305,10 +305,15 @@ class Grammar:
             return max(failures) if failures else i
 
         usage = f"{verb} {self.verbs[verb][0]}".strip()
+        failed = go(1, 0)
         # a character that passes for a digit but is none (², ①: str.isdigit() is True for
-        # them, int() fails) is never part of a name: that word was meant as a number
-        odd = next((i for i in range(1, len(tokens)) if odd_digits(tokens[i].text)), None)
-        failed = go(1, 0) if odd is None else odd
+        # them, int() fails) is never part of a name: in an order that takes a number or a
+        # coordinate, a word with one was meant as one (even where an optional slot takes a word)
+        slots = {k.rstrip("?") for k in pattern} & {"int", "hex"}
+        odd = next((i for i in range(1, len(tokens)) if odd_digits(tokens[i].text)), None) if slots else None
+        if odd is not None:
+            failed = odd
+            wanted[odd] = {"hex"} if "hex" in slots and ("," in tokens[odd].text or "int" not in slots) else {"int"}
         if failed == -1:
             return
         # a token meant as a number or a coordinate (it holds a digit, or what passes for one:
@@ -326,8 +331,6 @@ class Grammar:
         typed = (line.text[tok.column - 1:].split() or [tok.text])[0]  # as written, not lower-cased
         if tok.text.startswith("(") or _COORD.match(tok.text):
             typed = tok.text
-        if failed == odd:
-            kinds = {"hex" if "," in typed else "int"}
         if "int" in kinds and looks_numeric(typed) and "," not in typed:
             reason = f"expected a number, found '{typed}' (a number is written with the digits 0-9)"
         elif "hex" in kinds and ("," in typed or looks_numeric(typed)):

@@ -619,6 +619,12 @@ class _Runner:
             raise self.fail(at, f"{entry['order']!r} was rejected, but not for the expected reason:\n"
                                 f"    expected a reason containing {entry['reason']!r}\n"
                                 f"    found: {last.reason}")
+        lacks = entry.get("lacks", [])
+        for words in [lacks] if isinstance(lacks, str) else lacks:
+            if words in last.reason:
+                raise self.fail(at, f"{entry['order']!r} was rejected for a reason that says what it must not:\n"
+                                    f"    expected no {words!r}\n"
+                                    f"    found: {last.reason}")
 
 
     def check_conditional(self, at: str, entry: dict, state: dict, player: str, lines: list[str]) -> None:

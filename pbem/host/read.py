@@ -109,6 +109,20 @@ def player(db, game_id: str, name: str, seats: list[dict] | None = None) -> dict
     raise NotFound(f"game '{game_id}' has no player '{name}'; its players are {names}")
 
 
+def resigned(db, game_id: str, seat: dict) -> str | None:
+    """Why a seat's old password no longer works, when its player resigned (tester3 finding
+    03: a resigned player writing again was told only "wrong password"); None otherwise. The
+    seat's state is public (announced at the resignation); nothing about the password is told."""
+    if not (seat.get("vacant") or seat.get("bot")) or seat.get("person") or seat.get("email"):
+        return None
+    if not db.execute("select 1 from seat_history where game_id = ? and player = ? and change = 'resigned'",
+                      [game_id, seat["name"]]).fetchone():
+        return None
+    now = "a bot plays it" if seat.get("bot") else "it is vacant"
+    return (f"the player of seat {seat['name']} resigned from game {game_id}: the seat's old password no longer "
+            f"works, and {now} (the GM gives it to a new player with `pbem replace`)")
+
+
 def phase(db, game_id: str, number: int) -> dict:
     """The phases row of turn `number` (its state snapshot, deadline, NMR...)."""
     found = rows(db, "select * from phases where game_id = ? and number = ?", [game_id, number])

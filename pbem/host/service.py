@@ -429,7 +429,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         if script.player and script.player not in (player, row.get("person")):  # a replacement may use their own name
             raise AuthError(f"these orders are for player '{script.player}', not '{player}'; a player can only send their own orders")
         if script.password is not None and script.password != row["password"]:
-            raise AuthError("wrong password")
+            left = read.resigned(db, game["id"], row)
+            raise AuthError("wrong password" + (f": {left}" if left else ""))
         if script.password is None and not trusted:
             raise AuthError("no PASSWORD line: add 'PASSWORD <your password>' to your orders")
         if not trusted and game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):

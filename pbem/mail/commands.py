@@ -361,6 +361,9 @@ def _password_ok(m: Incoming, what: str) -> str | None:
         return None
     if m.password:
         log.warning("%s: %s for %s/%s with a wrong password", m.item.origin, what, m.game_id, m.row["name"])
+        left = read.resigned(m.db, m.game_id, m.row)
+        if left:
+            return f"bad password: {left}"
         return f"bad password: the PASSWORD given is wrong; {what} needs your own PASSWORD"
     if m.found.block and m.found.block.placeholder:
         return f"no password: {what} needs your PASSWORD (the PASSWORD line still reads 'your-password-here')"
