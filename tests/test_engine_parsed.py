@@ -101,7 +101,7 @@ def test_the_rules_reason_comes_with_the_line_quoted():
 
 def test_parse_may_hand_a_line_back_to_the_listed_orders():
     state, _ = engine.start(RULES, ["ann"], {}, "s")
-    with pytest.raises(InvalidOrderError, match="did not expect 'home' here; expected `walk int -> int`"):
+    with pytest.raises(InvalidOrderError, match="did not expect 'home' here; the order is written `walk N -> N`"):
         match_order(RULES.grammar, RULES.legal_orders(state, "ann"), _line("walk home"),
                     parse=lambda t: RULES.parse(state, "ann", t))
 

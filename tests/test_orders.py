@@ -229,7 +229,7 @@ def test_malformed_argument_names_line_and_column_with_caret():
         match_order(GODS.grammar, GODS.legal_orders(state, "alice"), line)
     err = info.value
     assert (err.line, err.column) == (5, 8)
-    assert "expected a coordinate, found '2'" in err.message and "temple hex" in err.message
+    assert "expected a coordinate, found '2'" in err.message and "the order is written `temple Q,R`" in err.message
     located = err.located()
     assert located.startswith("line 5, column 8: ")
     assert located.split("\n")[1] == "    temple 2"
@@ -269,7 +269,7 @@ def test_malformed_lines_point_at_the_first_bad_token(gods, typed, column, bad):
 def test_incomplete_line(gods):
     with pytest.raises(InvalidOrderError) as info:
         match(gods, "temple")
-    assert "incomplete" in info.value.message and "expected `temple hex`" in info.value.message
+    assert "incomplete" in info.value.message and "the order is written `temple Q,R`" in info.value.message
     assert info.value.column == 7
 
 
@@ -419,5 +419,5 @@ def test_a_text_argument_is_the_rest_of_the_line_as_written():
     again = match_order(grammar, [], line_of(order.text), parse=parse)
     assert again == order
     # the text may not be left out: the syntax error names what is missing
-    with pytest.raises(InvalidOrderError, match="incomplete: expected `judge word text`"):
+    with pytest.raises(InvalidOrderError, match="incomplete: the order is written `judge NAME CRIME...`"):
         match_order(grammar, [], line_of("judge odin"), parse=lambda typed: None)

@@ -162,6 +162,14 @@ GRAMMAR = Grammar(
         "to": "->", "population": "pop", "army": "armies", "ressurrection": "resurrection",
         "drought": "draught", "resurection": "resurrection",
     },
+    usage_of={  # as ORDERS.md writes them (what a player is shown for a line that cannot be read)
+        "discard": ("discard CARD",), "raise": ("raise N Q,R",), "disband": ("disband N Q,R",),
+        "play": ("play CARD [Q,R]", "play godspeed Q,R -> Q,R", "play holy war"),
+        "carry": ("carry N pop M armies", "carry all"), "attack": ("attack Q,R -> Q,R [N] [retreat K]",),
+        "fight": ("fight on",), "move": ("move N pop Q,R -> Q,R", "move N armies Q,R -> Q,R"),
+        "abjure": ("abjure CARD", "abjure CARD on my hexes", "abjure any [on my hexes]"),
+        "unabjure": ("unabjure CARD", "unabjure all"), "resurrect": ("resurrect N", "resurrect off"),
+    },
 )
 
 LETTERS = "ABCDEF"

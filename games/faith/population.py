@@ -228,15 +228,18 @@ def place(tab: Tables, g: dict, player: str, belief: str, hid: str, n: int) -> l
 def raise_check(tab: Tables, g: dict, belief: str, kind: str, hid: str) -> str | None:
     """Why `belief` cannot raise `kind` at `hid` now (None: it can)."""
     spec = tab.units[kind]
+    a = "an" if kind[0] in "aeiou" else "a"
     if kind not in RAISABLE:
-        return f"a {kind.replace('_', ' ')} is not raised in Mobilization"
+        return f"{a} {kind.replace('_', ' ')} is not raised in Mobilization"
     if g["hexes"][hid]["t"] != "fertile":
         return f"{hid} is not a green fertile hex"
     cost = spec["cost"]
     if pacified(g, hid, belief) < cost:
-        return f"a {kind} needs {cost} working chips of yours at {hid}; there are {pacified(g, hid, belief)}"
+        have, unrest = pop_of(g, hid, belief)
+        return (f"{a} {kind} needs {cost} working {'chip' if cost == 1 else 'chips'} of yours at {hid}; "
+                f"there {'is' if have == 1 else 'are'} {have}" + (f" ({unrest} in unrest, which cannot be mobilized)" if unrest else ""))
     if spec.get("militia") and not units_at(g, hid, belief, "militia"):
-        return f"a {kind} needs one of your militia at {hid}"
+        return f"{a} {kind} needs one of your militia at {hid}"
     if spec.get("shared"):
         if sum(1 for x in g["units"].values() if x["k"] == kind) >= spec["limit"]:
             return f"all {spec['limit']} fortifications are on the board"

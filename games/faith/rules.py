@@ -224,6 +224,12 @@ GRAMMAR = Grammar(
         "infidels": "infidel", "lightning": "smite", "pass": "done", "=>": "->",
     },
     parsed=PARSED,
+    usage_of={  # as ORDERS.md writes them (what a player is shown for a line that cannot be read)
+        "belief": ("belief NAME",), "convert": ("convert HEX BY TARGET OWNER",), "level": ("level 1", "level 2", "level 3"),
+        "flip": ("flip N HEX", "flip all", "flip free"), "raise": ("raise KIND HEX",),
+        "levelup": ("levelup",), "plague": ("plague HEX",), "miracle": ("miracle HEX",), "calling": ("calling HEX",),
+        "pestilence": ("pestilence HEX",), "abundance": ("abundance HEX",), "yield": ("yield HEX",),
+    },
 )
 
 STEP_OF = {"place": 0, "raise": 1, "convert": 2, "slaughter": 2, "pogrom": 2, "move": 3, "assassinate": 3,
@@ -938,11 +944,37 @@ class FaithRules(Rules):
         if odd is not None:  # ² or ①: str.isdigit() is True for them, but they are no digits (finding 15)
             return (f"expected a number or a hex, found '{odd}' (written with the digits 0-9; fertile hexes are "
                     "11..66, others are named like c4)")
+        phase, asked = state["flow"]["phase"], player in state["flow"]["active"]
+        if typed[0] == "level" and phase == "setup" and asked and len(typed) == 2 and typed[1] not in ("1", "2", "3"):
+            return "the level is 1, 2 or 3 (`level 1`: 10 faith, `level 2`: 5, `level 3`: 3)"   # finding 06
+        if typed[0] == "raise" and phase == "action" and asked and self._can_step(g, 1):
+            why = self._why_raise(g, player, typed[1:])
+            if why:
+                return why
         if typed[0] == "flip" and state["flow"]["phase"] == "powerup" and player in state["flow"]["active"]:
             if not any(pop_of(g, h, b)[0] for b in self.actors(g, player) for h in g["hexes"]):
                 return ("you have no pacified chips to flip (they are all in unrest: they pacify again in Phase 1); "
                         "`done` takes your level's base income")
         return None
+
+    def _why_raise(self, g: dict, player: str, args: list[str]) -> str | None:
+        """Why `raise KIND HEX [for BELIEF]` is not legal (tester3 finding 06: "not legal now"
+        was all a player was told): the first thing raise_check finds for a belief of his."""
+        own = self.actors(g, player)
+        if len(args) == 4 and args[2] == "for":
+            own = positions.named(args[3], own)
+            args = args[:2]
+        if len(args) != 2 or not own:
+            return None
+        try:
+            kind = self._kind(args[0], RAISABLE)
+            hid = self._hex(args[1])
+        except OrderError as err:
+            return err.message
+        if hid not in g["hexes"]:
+            return f"{hid} is not a green fertile hex"
+        reasons = [raise_check(self.tab, g, b, kind, hid) for b in own]
+        return next((r for r in reasons if r), None) if all(reasons) else None
 
     def _legal_for(self, state, player, b) -> list[Order]:
         """The legal orders of one acting belief (see actors)."""
@@ -1469,7 +1501,9 @@ class FaithRules(Rules):
         if belief == INFIDEL:
             raise IllegalOrderError("infidels are never in a hand")
         have = g["hands"][player].get(belief, 0)
-        if n < 1 or n > have:
+        if n < 1:  # tester3 finding 06: was "your hand holds 10 faith", which is no reason
+            raise IllegalOrderError("place at least 1 faith (`place N [BELIEF] HEX`, N from 1)")
+        if n > have:
             raise IllegalOrderError(f"your hand holds {have} {belief} faith")
         if self.world.hexes[hid].printed == "sea":
             raise IllegalOrderError(f"{hid} is dark sea (CHOICE 38)")

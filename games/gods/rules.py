@@ -74,6 +74,11 @@ GRAMMAR = Grammar(
         "pass": ("", "forfeit an action (only when the display is empty)"),
     },
     aliases={"->": "->", "to": "->", "waste": "wasteland", "gray": "grey", "violet": "purple"},
+    usage_of={  # as ORDERS.md writes them (what a player is shown for a line that cannot be read)
+        "tribe": ("tribe [COLOUR] Q,R",), "temple": ("temple Q,R",), "wasteland": ("wasteland Q,R",),
+        "whirlwind": ("whirlwind Q,R -> Q,R",), "move": ("move Q,R -> Q,R",), "keep": ("keep [extra]",),
+        "discard": ("discard CARD", "discard green tribe", "discard wasteland"),
+    },
 )
 
 

@@ -123,6 +123,7 @@ GRAMMAR = Grammar(
                   "through (`block` alone plays a Block card you hold against it)"),
     },
     aliases={"giving": "give", "gives": "give", "with": "for", "steals": "steal", "all": "any"},
+    usage_of={"form": ("form ELEMENT", "form ELEMENT GOD GOD GOD ...")},  # as ORDERS.md writes it
 )
 
 

@@ -114,6 +114,17 @@ VERBS = {
     "vision": ("int word", "step 5, a saint's Vision: `vision N PROVINCE` places N of the 20 worshippers in a province you own"),
     "done": ("", "step 6: your turn is over (anything not yet done is done by default; so is stopping with END)"),
 }
+# how each order is written, as ORDERS.md writes it (what a player is shown for a line that
+# cannot be read; the verbs not named here: the forms their help quotes)
+USAGE = {
+    "priest": ("priest PROVINCE",), "buy": ("buy priest [PROVINCE]", "buy card"), "saint": ("saint PROVINCE",),
+    "heretic": ("heretic PROVINCE",), "miracle": ("miracle PROVINCE",),
+    "martyr": ("martyr GOD priest PLACE", "martyr GOD saint PLACE"),
+    "impiety": ("impiety priest PROVINCE [worshippers PROVINCE]",),
+    "play": ("play act-of-god [worshippers] GOD PROVINCE", "play act-of-god priest GOD PROVINCE",
+             "play act-of-god saint GOD PLACE", "play act-of-god heretic PROVINCE", "play conversion [N] GOD PROVINCE",
+             "play temple [N] PROVINCE"),
+}
 BASE_ALIASES = {
     "to": "->", "attack": "holywar", "war": "holywar", "pass": "done", "over": "done", "finish": "done",
     "worshipers": "worshippers", "worshiper": "worshippers", "worshipper": "worshippers",
@@ -138,7 +149,7 @@ class YeGodsRules(Rules):
         self._war_cache: dict[tuple, Order] = {}
         aliases = dict(BASE_ALIASES)
         aliases.update(w.aliases)
-        self.grammar = Grammar(verbs=dict(VERBS), aliases=aliases)
+        self.grammar = Grammar(verbs=dict(VERBS), aliases=aliases, usage_of=USAGE)
 
     # --- helpers callers use on the Rules object (tests) ------------------------------------
     def card_name(self, card: int) -> str:

@@ -38,6 +38,8 @@ ORDER_LANGUAGE = "pbem orders"
 GENERIC_REASONS: dict[str, str] = {
     "unknown order": ORDER_LANGUAGE,
     "is incomplete: expected": ORDER_LANGUAGE,
+    "is incomplete: the order is written": ORDER_LANGUAGE,
+    "the order is written": ORDER_LANGUAGE,
     "did not expect": ORDER_LANGUAGE,
     "expected a number, found": ORDER_LANGUAGE,
     "expected a coordinate, found": ORDER_LANGUAGE,

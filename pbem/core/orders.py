@@ -262,6 +262,26 @@ class Grammar:
     # Every name the game knows (cards, places...): a typed word that is one of them means
     # that name and is never taken as the prefix of a longer one ('hel' is Hel, not Helios).
     names: frozenset = field(default_factory=frozenset)
+    # How a verb is written, for players (see `usage`): its forms as ORDERS.md writes them.
+    usage_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def usage(self, verb: str) -> str:
+        """How the order is written, in the words of the game's ORDERS.md, each form in
+        backquotes (tester3 finding 06: the pattern `tribe word? hex` reached players): the
+        `usage_of` the verb, else the forms of it its help quotes (`move priest FROM -> TO`),
+        else its pattern in player words (Q,R a coordinate, N a number, [...] may be left out)."""
+        forms = self.usage_of.get(verb)
+        if forms is None:
+            forms = tuple(f for f in re.findall(r"`([^`]+)`", self.verbs[verb][1]) if f == verb or f.startswith(verb + " "))
+        if not forms:
+            words = {"hex": "Q,R", "int": "N", "word": "NAME", "text": "TEXT"}
+            out = [verb]
+            for kind in self.verbs[verb][0].split():
+                shown = words.get(kind.rstrip("?"), kind.rstrip("?"))
+                out.append(f"[{shown}]" if kind.endswith("?") else shown)
+            forms = (" ".join(out),)
+        forms = [f"`{f}`" for f in dict.fromkeys(forms)]
+        return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
 
     def check_syntax(self, verb: str, tokens: list[Token], line: Line) -> None:
         pattern = self.verbs[verb][0].split()
@@ -304,7 +324,7 @@ class Grammar:
                 failures.append(r)
             return max(failures) if failures else i
 
-        usage = f"{verb} {self.verbs[verb][0]}".strip()
+        usage = self.usage(verb)
         failed = go(1, 0)
         # a character that passes for a digit but is none (², ①: str.isdigit() is True for
         # them, int() fails) is never part of a name: in an order that takes a number or a
@@ -324,7 +344,7 @@ class Grammar:
         if failed >= len(tokens):
             column = len(line.text) + 1
             raise InvalidOrderError(
-                f"'{line.text}' is incomplete: expected `{usage}`", line.text, line.number, column
+                f"'{line.text}' is incomplete: the order is written {usage}", line.text, line.number, column
             )
         tok = tokens[failed]
         kinds = wanted.get(failed, set())
@@ -339,7 +359,7 @@ class Grammar:
         else:
             reason = f"did not expect '{typed}' here"
         raise InvalidOrderError(
-            f"'{line.text}': {reason}; expected `{usage}`",
+            f"'{line.text}': {reason}; the order is written {usage}",
             line.text,
             line.number,
             tok.column,
