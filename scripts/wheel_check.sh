@@ -44,8 +44,9 @@ need = [
     "pbem/games/gods/rules.py",
     "pbem/games/gods/data.toml",
     "pbem/games/gods/ORDERS.md",
-    "pbem/templates/report.txt.j2",
-    "pbem/templates/gods/orders.txt.j2",
+    "pbem/templates/events.j2",
+    "pbem/templates/deity/orders.txt.j2",
+    "pbem/templates/site/index.html.j2",
     "pbem/host/wordlist.txt",
 ]
 missing = [n for n in need if n not in names]
