@@ -435,8 +435,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             raise AuthError("no PASSWORD line: add 'PASSWORD <your password>' to your orders")
         if not trusted and game["deadline"] and schedule.parse_time(received) > schedule.parse_time(game["deadline"]):
             raise PbemError(f"too late: the deadline of turn {number} was {game['deadline']}")
-        if not script.lines:  # READY alone keeps the orders on file; an empty set replaces them (see _on_file)
-            on_file = _on_file(db, game_id, number, player)
+        if not script.lines:  # READY alone keeps the orders on file (the submission that counts); an empty set replaces them
+            on_file = read.latest_submissions(db, game_id, number).get(player)
         if script.ready and not script.lines:
             if on_file is None:
                 raise InputError(f"READY alone, and you have no orders on file for turn {number}: there is nothing to "
@@ -486,14 +486,6 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
         if mail is not None:
             outbox.queue_ack(db, ack, mail, text)  # mail: the acknowledgement goes out with the submission
     return ack
-
-
-def _on_file(db, game_id: str, number: int, player: str) -> dict | None:
-    """The player's orders on file for turn `number`: their latest submission not rejected
-    (read.latest_submissions' row), or None."""
-    found = read.rows(db, "select id, received, raw from submissions where game_id = ? and phase = ? and player = ? "
-                          "and status != 'rejected' order by id desc limit 1", [game_id, number, player])
-    return found[0] if found else None
 
 
 def collect_turn_files(db, game_id: str, number: int, turns: str | Path | None) -> list[Ack]:

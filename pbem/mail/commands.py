@@ -1017,7 +1017,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
 def _request_key(r: Request, m: Incoming) -> tuple:
     """What makes two requests the same (answered once): the command, its words (a turn number
     as its number: REPORT 01 is REPORT 1; REPORT alone is the current turn's), its block."""
-    args = tuple(str(whole(a)) if whole(a) is not None else (a or "").lower() for a in r.args)
+    args = tuple(str(n) if (n := whole(a)) is not None else (a or "").lower() for a in r.args)
     if r.name == "report" and not any(args) and m.game:
         args = (str(m.game["phase"]),)
     return (r.name, args, tuple(r.body))
