@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 
 import trustme
-from aiosmtpd.controller import Controller
-from mail.smtpd import Recorder, free_port
+from mail.smtpd import Recorder, _Controller
 
 
 def dovecot_binary() -> str:
@@ -118,11 +117,22 @@ class Dovecot:
         self.folder = Path(tempfile.mkdtemp(prefix="pbem-dovecot-"))
         os.chmod(self.folder, 0o755)
         self.ca = ca
-        self.port = free_port()
-        self.tls_port = free_port()
+        self.port, self.tls_port = _distinct_ports(2)
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> Dovecot:
+        """Start Dovecot; Dovecot cannot bind port 0 and say which port it got, so the ports
+        are found free beforehand, and when another process takes one in between (a
+        parallel test worker), Dovecot is started again on fresh ports."""
+        for attempt in range(5):
+            try:
+                return self._start()
+            except _PortTaken:
+                self.stop()
+                self.port, self.tls_port = _distinct_ports(2)
+        return self._start()
+
+    def _start(self) -> Dovecot:
         f = self.folder
         for sub in ("run", "state", "home"):
             (f / sub).mkdir(parents=True, exist_ok=True)
@@ -152,7 +162,10 @@ class Dovecot:
             if self.proc.poll() is not None:
                 out = self.proc.stdout.read().decode(errors="replace") if self.proc.stdout else ""
                 log = (f / "dovecot.log").read_text(errors="replace") if (f / "dovecot.log").exists() else ""
-                raise RuntimeError(f"Dovecot did not start: {out}\n{log}")
+                said = f"{out}\n{log}"
+                if any(w in said for w in ("Address already in use", "duplicate listener")):
+                    raise _PortTaken(said)
+                raise RuntimeError(f"Dovecot did not start: {said}")
             if _listening(self.port) and _listening(self.tls_port):
                 return self
             time.sleep(0.05)
@@ -212,6 +225,25 @@ class Dovecot:
                 "password": self.password, "ca_file": str(self.ca.ca_file), "timeout": 10, **more}
 
 
+class _PortTaken(RuntimeError):
+    """A server could not bind the port found free for it: another process took it."""
+
+
+def _distinct_ports(n: int) -> list[int]:
+    """n ports nothing listens on now, all different: each socket stays bound until all are
+    found (two free_port() calls in a row can return the same port)."""
+    sockets = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            sockets.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
@@ -229,7 +261,6 @@ class TlsSmtpServer:
         from aiosmtpd.smtp import AuthResult, LoginPassword
 
         self.handler = Recorder()
-        self.port = free_port()
         self.mode = mode
         self.logins: list[str] = []
 
@@ -241,14 +272,21 @@ class TlsSmtpServer:
             return AuthResult(success=ok, handled=False)
 
         ctx = ca.server_context()
-        common = {"hostname": "127.0.0.1", "port": self.port, "authenticator": authenticator,
+        # port 0: the system picks a free port as the server binds it (no race with another
+        # process taking a port found free beforehand); _Controller reads it back
+        common = {"hostname": "127.0.0.1", "port": 0, "authenticator": authenticator,
                   "auth_require_tls": True, "auth_required": True}
         if mode == "ssl":
             # aiosmtpd counts only STARTTLS as TLS when offering AUTH; here the whole connection is TLS
             common["auth_require_tls"] = False
-            self.controller = Controller(self.handler, ssl_context=ctx, **common)
+            self.controller = _Controller(self.handler, ssl_context=ctx, **common)
         else:
-            self.controller = Controller(self.handler, tls_context=ctx, require_starttls=True, **common)
+            self.controller = _Controller(self.handler, tls_context=ctx, require_starttls=True, **common)
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on (known once started)."""
+        return self.controller.port
 
     @property
     def messages(self):
