@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -474,3 +475,36 @@ def test_deity_with_standing_reactions_a_battle_never_stops_and_the_state_is_tod
         assert loads(read.phase(db, gid, 2)["active"]) == ["blue"]
         hashes.append(read.phase(db, gid, 2)["state_hash"])
     assert hashes[0] == hashes[1]
+
+
+def _order_form(report: str) -> str:
+    return report[report.index("Order form"):report.index("END\n")]
+
+
+def test_the_order_form_says_free_actions_come_before_between_or_after_the_two_actions(db, turns, clock):
+    """ORDERS.md: free actions use neither of the two actions and may come before, between or
+    after them (also with a Mastery the second action has just won); the form said they came
+    before the second action."""
+    new_game(db, turns, {})
+    form = _order_form(host.report(db, "r1", "alice"))
+    assert "come before your second action" not in form
+    assert "before, between or after your two actions" in form and "each at\n# most once a turn" in form
+    orders_md = " ".join((Path(__file__).parents[1] / "games/ohgods/ORDERS.md").read_text().split())
+    assert "each at most once a turn. Take them before, between or after your two actions" in orders_md
+
+
+def test_the_victim_asked_about_a_steal_sees_only_block_and_allow_on_the_order_form(db, turns, clock):
+    new_game(db, turns, {"reactions": "ask", "reaction_deadline": "12h"})
+    gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite")
+    host.resolve(db, ["r1"], turns=turns)
+    form = _order_form(host.report(db, "r1", "bob"))
+    assert "alice steals Thor from your altar (giving Poseidon, Aphrodite)" in form
+    assert "#   block    play a Block card" in form and "#   allow    let the steal through" in form
+    for other in ("Two actions", "Free actions", "draw to six", "standing order, any time", "block any steal",
+                  "Your legal orders now"):
+        assert other not in form, other
+    # the thief's own form is the turn's, once the steal is settled
+    gm_orders(db, "r1", "bob", "allow")
+    host.resolve(db, ["r1"], turns=turns)
+    alice = _order_form(host.report(db, "r1", "alice"))
+    assert "Two actions, then you draw to six" in alice and "Answer with one line" not in alice
