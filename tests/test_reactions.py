@@ -25,6 +25,7 @@ from pbem.host import controls, read, schedule
 from pbem.host.store import dumps, loads
 
 T0 = "2026-11-23T10:00:00Z"
+RULES_OH = get_rules("ohgods")
 PLAYERS = ["alice:alice@example.org", "bob:bob@example.org", "carol:carol@example.org"]
 BOB_HAND = ["block-3", "anubis", "aengus", "helios", "isis", "ra"]
 
@@ -78,7 +79,8 @@ def test_the_reaction_phase_gets_the_short_deadline_and_asks_the_victim_alone(db
     # honest about the line after the steal: it waits for bob's answer and will not run now
     assert "depends on another player's answer" in ack.lines[1].reason
     assert "bob" in ack.lines[1].reason and "not run" in ack.lines[1].reason
-    assert "line   2: accepted, if the dice allow  play kama (depends on another player's answer" in ack.text
+    assert "line   2: accepted, waiting for an answer  play kama (depends on another player's answer" in ack.text
+    assert "if the dice allow" not in ack.text  # no dice: an answer
 
     host.resolve(db, ["r1"], turns=turns)
     game = read.game(db, "r1")
@@ -508,3 +510,46 @@ def test_the_victim_asked_about_a_steal_sees_only_block_and_allow_on_the_order_f
     host.resolve(db, ["r1"], turns=turns)
     alice = _order_form(host.report(db, "r1", "alice"))
     assert "Two actions, then you draw to six" in alice and "Answer with one line" not in alice
+
+
+def test_lines_after_a_steal_asked_live_are_judged_for_each_answer_the_victim_may_give(db, turns, clock):
+    """A line after the steal is not run this turn, but the acknowledgement checks it after
+    each answer bob could give: one that no answer makes legal (a card alice does not hold, a
+    third action) is rejected with its reason; one that only a Block allows says so."""
+    new_game(db, turns, {"reactions": "ask", "reaction_deadline": "12h"})
+    ack = gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "play isis")
+    line = ack.lines[1]
+    assert line.status == "rejected" and "you hold no 'isis'" in line.reason and "whatever bob answers" in line.reason
+    assert "line   2: REJECTED" in ack.text and "'play isis'" in ack.text and "if the dice allow" not in ack.text
+
+    ack = gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "form greek", "play kama")
+    greek, third = ack.lines[1], ack.lines[2]
+    assert greek.status == "accepted" and "legal only if bob blocks the steal" in greek.reason
+    assert "line   2: accepted, waiting for an answer  form greek (depends on another player's answer: legal only if " \
+           "bob blocks the steal; not run" in ack.text
+    # after a Block the steal and the set are alice's two actions; without one the set fails
+    assert third.status == "accepted" and "legal only if bob lets the steal through" in third.reason
+    ack = gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "play kama", "play yama")
+    assert ack.lines[2].status == "rejected" and "your part of this turn is over" in ack.lines[2].reason
+    assert "whatever bob answers" in ack.lines[2].reason
+
+    ack = gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "play kama")
+    assert ack.lines[1].status == "accepted" and "legal only" not in ack.lines[1].reason  # whatever bob answers
+
+    # the check knows no more than alice: bob's Block in the deck instead of his hand reads the same
+    def texts():
+        return [gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", *more).text
+                for more in (["play isis"], ["form greek", "play kama"], ["play kama"])]
+    before = texts()
+    state = loads(read.phase(db, "r1", 1)["state"])
+    g = state["game"]
+    g["hands"]["bob"][0], g["deck"][0] = g["deck"][0], g["hands"]["bob"][0]
+    assert "block-3" not in g["hands"]["bob"] and not any(RULES_OH.effect(c) == "block" for c in g["hands"]["bob"])
+    db["phases"].update(("r1", 1), {"state": dumps(state), "state_hash": engine.state_hash(state)})
+    assert texts() == before
+
+    # at resolution the lines after the steal are still not run: alice is asked again
+    gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "form greek")
+    host.resolve(db, ["r1"], turns=turns)
+    unused = [e for e in events_of(db, "r1", 1) if e["type"] == "unused"]
+    assert [e["text"] for e in unused] == ["form greek"]

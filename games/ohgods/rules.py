@@ -69,7 +69,7 @@ from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 from pbem.core.words import plural
 
-from .cards import HIDDEN, Catalogue, validate
+from .cards import HIDDEN, Catalogue, uncertain, validate
 from .mastery import mastery_orders, use_mastery, why_not_mastery
 from .plays import end_sanctuary, play, play_orders, why_not_play
 from .sets import form, form_orders, score_hand, set_points, set_pools, why_not_form
@@ -480,6 +480,28 @@ class OhGodsRules(Rules, Catalogue):
             g["sets"][p] = [{"element": s["element"], "cards": [HIDDEN] * len(s["cards"])} for s in g["sets"][p]]
             g["block"][p] = block_policy("never")
         return state
+
+    def answer_in_check(self, state, rng):
+        """Checking the thief's orders after a steal asked live (reactions=ask): play one answer
+        the victim could give, as the thief can tell -- `block` only while some Block card is
+        unseen (the victim's hand is, in the check's position), then a Block from the unseen
+        cards stops the steal; else the steal goes through. The check's outcomes take the
+        answers in turn (outcome k: the k-th, as a draw takes the unseen cards), so a later
+        line is judged after each."""
+        g = state["game"]
+        pend = g.get("pending")
+        if not pend or not g.get("preview"):
+            return None
+        uncertain(rng)  # what follows depends on the answer
+        victim = pend["victim"]
+        unseen_blocks = [c for c in g.get("unseen", []) if self.effect(c) == "block"]
+        answers = ["block", "allow"] if unseen_blocks and HIDDEN in g["hands"][victim] else ["allow"]
+        pick = answers[rng.world % len(answers) if rng.world is not None else rng.randbelow(len(answers))]
+        if pick == "block":  # the victim holds one of the unseen Blocks in this outcome
+            g["unseen"].remove(unseen_blocks[0])
+            g["hands"][victim][g["hands"][victim].index(HIDDEN)] = unseen_blocks[0]
+        self.apply(state, victim, reaction_orders()[0 if pick == "block" else 1], rng)
+        return f"if {victim} blocks the steal" if pick == "block" else f"if {victim} lets the steal through"
 
     # --- bots ------------------------------------------------------------------------------------
     def bot_choice(self, state, player, legal, rng):

@@ -47,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,6 +217,20 @@ class Rules:
         victory claim is decided by the count once the turn's orders are in. The acknowledgement
         shows it as said here ("accepted, <condition>  <order>"), never as "if the dice allow",
         which is for chance alone (hedged()). Default: None (unconditional)."""
+        return None
+
+    def answer_in_check(self, state: dict, rng: Rng) -> str | None:
+        """While a submission is checked (check_script), an order before the line checked has
+        stopped the phase to ask another player live (the flow's `pace` is "reaction"): play
+        one answer that player could give, in the check's copy `state` (its preview_state, so
+        it knows no more than the player checking), picked with `rng` so that the check's
+        outcomes meet every answer (`rng.world` numbers them), and return words naming it
+        ("if bob blocks the steal"). The later lines are then checked in what follows: a line
+        no answer makes legal is rejected with its reason, one some answers allow is accepted
+        as depending on the answer, and those words say which. They are still not run at
+        resolution (the player is asked again once the answer is in). Default: None -- the
+        game plays no answers in a check, and the later lines are accepted, unchecked, as
+        depending on the answer."""
         return None
 
     def preview_state(self, state: dict, player: str) -> dict:
@@ -460,10 +475,14 @@ def hedged(reason: str) -> bool:
     return reason.startswith((DICE_REASON, ANSWER_REASON))
 
 
-def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rng) -> list[tuple[Order | None, OrderError | None, bool]]:
+def _check_world(rules: Rules, state: dict, player: str, script: Script,
+                 rng: Rng) -> list[tuple[Order | None, OrderError | None, bool, tuple | None]]:
     """One play-through of a script in a copy of the position: for each line, the order it
-    matched (or the error), and whether dice or hidden cards had been met by then -- before it,
-    or by the line itself on the way to its step (Deity's blight roll before a later move)."""
+    matched (or the error), whether dice or hidden cards had been met by then -- before it,
+    or by the line itself on the way to its step (Deity's blight roll before a later move) --
+    and, for a line after an order that asked another player live, what it waits for:
+    (why it is not run, the words of the answer played in this outcome or None when the game
+    plays none (Rules.answer_in_check), whom the question asks)."""
     sim = rules.preview_state(copy_state(state), player)
     asked = player in active_players(rules, sim)
     order_of_run = list(range(len(script.lines)))
@@ -471,17 +490,24 @@ def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rn
         steps = line_steps(rules, sim, script.lines)
         order_of_run.sort(key=lambda i: steps[i])
     out: list = [None] * len(script.lines)
+    waited: tuple | None = None  # the question this outcome answered, once a line met one
     for i in order_of_run:
         line = script.lines[i]
         if asked and sim["flow"].get("pace") == "reaction" and player not in active_players(rules, sim):
-            out[i] = (None, None, waiting_reason(rules, sim))  # a reaction asked live: see check_script
-            continue
+            # a reaction asked live (see check_script): play an answer, if the game can, and
+            # check the line in what follows
+            why, whom = waiting_reason(rules, sim), ", ".join(active_players(rules, sim))
+            label = rules.answer_in_check(sim, rng)
+            if label is None or (sim["flow"].get("pace") == "reaction" and player not in active_players(rules, sim)):
+                out[i] = (None, None, True, (why, None, whom))
+                continue
+            waited = (why, label, whom) if waited is None else (waited[0], f"{waited[1]} and {label}", waited[2])
         try:
             order, _, _ = _run_line(rules, sim, player, line, rng, was_asked=asked)
-            out[i] = (order, None, rng.counter > 0)
+            out[i] = (order, None, rng.counter > 0, waited)
         except OrderError as err:
             err.line, err.text = line.number, line.text
-            out[i] = (None, err, rng.counter > 0)
+            out[i] = (None, err, rng.counter > 0, waited)
     return out
 
 
@@ -509,7 +535,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
         return _check_world(rules, state, player, script, check_rng(seed, k))
 
     worlds = [world(0)]
-    if worlds_n > 1 and any(uncertain for _, _, uncertain in worlds[0]):
+    if worlds_n > 1 and any(uncertain for _, _, uncertain, _ in worlds[0]):
         worlds += [world(k) for k in range(1, worlds_n)]
     prose = trailing_prose(rules.grammar, script)
     results = []
@@ -517,11 +543,13 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
         if line.number in prose:
             results.append(LineResult(line.number, line.text, "ignored", reason="not an order"))
             continue
-        order, err, uncertain = worlds[0][i]
-        waits = next((w[i][2] for w in worlds if isinstance(w[i][2], str)), None)
+        order, err, uncertain, _ = worlds[0][i]
+        waits = [w[i][3] for w in worlds if w[i][3] is not None]
         if waits:  # an earlier line stops the phase for another player's answer (a reaction asked live)
-            results.append(LineResult(line.number, line.text, "accepted", line.text,
-                                      reason=f"{ANSWER_REASON}{waits}"))
+            def more(i: int = i) -> tuple:
+                worlds.append(world(len(worlds)))
+                return worlds[-1][i]
+            results.append(_after_answer(line, [w[i] for w in worlds], waits, more))
             continue
         if uncertain and len(worlds) > 1:
             # before rejecting a line no outcome checked so far allows, look at more outcomes:
@@ -529,7 +557,7 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
             while len(worlds) < CHECK_WORLDS_MAX and not any(w[i][0] is not None for w in worlds):
                 worlds.append(world(len(worlds)))
         outcomes = [w[i] for w in worlds]
-        legal_in = [o for o, e, _ in outcomes if o is not None]
+        legal_in = [o for o, e, _, _ in outcomes if o is not None]
         if uncertain and len(worlds) == 1 and order is None:  # checked in one outcome only (worlds_n=1)
             results.append(LineResult(line.number, line.text, "accepted", line.text,
                                       reason=f"{DICE_REASON}{err.message}"))
@@ -543,13 +571,41 @@ def check_script(rules: Rules, state: dict, player: str, script: Script, seed: s
             results.append(LineResult(line.number, line.text, "accepted", order.text,
                                       reason=rules.condition(state, player, order) or ""))
         elif legal_in:
-            why = err if err is not None else next(e for o, e, _ in outcomes if e is not None)
+            why = err if err is not None else next(e for o, e, _, _ in outcomes if e is not None)
             shown = order.text if order is not None else legal_in[0].text
             results.append(LineResult(line.number, line.text, "accepted", shown,
                                       reason=f"{DICE_REASON}{why.message}"))
         else:
             results.append(LineResult(line.number, line.text, "rejected", reason=err.located(), error=_kind(err)))
     return results
+
+
+_HINT = re.compile(r"; (?=did you mean|legal now:|orders are:)")  # where a reason's hints begin
+
+
+def _after_answer(line: Line, outcomes: list[tuple], waits: list[tuple], more) -> LineResult:
+    """The result of a line after an order that asked another player live (check_script):
+    it is not run at resolution -- the player is asked again once the answer is in -- but
+    where the game plays the answers in the check (Rules.answer_in_check), it is judged in
+    each: rejected with its reason when no answer (nor dice) makes it legal, else accepted
+    as depending on the answer, naming the answers that allow it when not all do. `more()`
+    checks one more outcome (a rare draw may still allow the line) and returns its entry."""
+    why = waits[0][0]
+    if any(label is None for _, label, _ in waits) or len(outcomes) == 1:  # answers not played (or one outcome only)
+        return LineResult(line.number, line.text, "accepted", line.text, reason=f"{ANSWER_REASON}{why}")
+    while len(outcomes) < CHECK_WORLDS_MAX and not any(o is not None for o, _, _, _ in outcomes):
+        outcomes.append(more())
+    legal = [(o, w) for o, _, _, w in outcomes if o is not None]
+    if not legal:
+        err = next(e for _, e, _, _ in outcomes if e is not None)
+        head, hint = _HINT.split(err.message, 1) if _HINT.search(err.message) else (err.message, "")
+        told = type(err)(f"{head} -- whatever {waits[0][2]} answers{'; ' + hint if hint else ''}", err.text,
+                         err.line, err.column)
+        return LineResult(line.number, line.text, "rejected", reason=told.located(), error=_kind(err))
+    allowed = sorted({w[1] for _, w in legal})
+    labels = {w[1] for _, _, _, w in outcomes if w is not None}
+    only = f"legal only {' or '.join(allowed)}; " if set(allowed) != labels else ""
+    return LineResult(line.number, line.text, "accepted", legal[0][0].text, reason=f"{ANSWER_REASON}{only}{why}")
 
 
 def _kind(err: OrderError) -> str:

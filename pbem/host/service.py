@@ -283,7 +283,9 @@ class Ack:
         for r in self.lines:
             if r.status == "ignored":
                 out.append(f"line {r.number:>3}: ignored, not an order  {r.text}")
-            elif r.status == "accepted" and engine.hedged(r.reason):   # chance: dice, hidden cards, an answer to come
+            elif r.status == "accepted" and r.reason.startswith(engine.ANSWER_REASON):  # a reaction asked live
+                out.append(f"line {r.number:>3}: accepted, waiting for an answer  {self._cited(r, f'{r.order} ({r.reason})')}")
+            elif r.status == "accepted" and engine.hedged(r.reason):   # chance: dice, hidden cards
                 out.append(f"line {r.number:>3}: accepted, if the dice allow  {self._cited(r, f'{r.order} ({r.reason})')}")
             elif r.status == "accepted" and r.reason:   # Rules.condition: a two-sided deal, a victory claim
                 out.append(f"line {r.number:>3}: accepted, {r.reason}  {self._cited(r, r.order)}")
