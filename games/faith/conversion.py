@@ -26,9 +26,14 @@ def change_pop(g: dict, hid: str, src: str, dst: str, pac: int, unr: int) -> Non
     bank(g, dst, -(pac + unr))
 
 
+def _own(g: dict, belief: str) -> set[str]:
+    """`belief` and its covenant partner: one position (L360)."""
+    return set(positions.members(g, positions.lead(g, belief))) if belief in g["beliefs"] else {belief}
+
+
 def others_here(g: dict, hid: str, belief: str) -> list[str]:
     """The other owners at `hid`: not `belief`, nor its covenant partner (one belief, L360)."""
-    own = set(positions.members(g, positions.lead(g, belief))) if belief in g["beliefs"] else {belief}
+    own = _own(g, belief)
     return sorted({o for o in g["hexes"][hid]["pop"] if o not in own}
                   | {x["o"] for x in g["units"].values() if x["h"] == hid and x["o"] not in own})
 
@@ -48,6 +53,42 @@ def convert_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
                     if t in present:
                         out.append((hid, by, t, owner))
     return out
+
+
+def _a(kind: str) -> str:
+    """A unit kind as a player reads it, with its article: 'an apostle', 'a high priest'."""
+    word = kind.replace("_", " ")
+    return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
+
+
+def _targets(kinds) -> str:
+    words = ["population (pop)" if k == "pop" else _a(k) for k in kinds]
+    return ", ".join(words[:-1]) + f" or {words[-1]}"
+
+
+def _present(g: dict, hid: str, owner: str, target: str) -> bool:
+    return bool(sum(pop_of(g, hid, owner))) if target == "pop" else bool(units_at(g, hid, owner, target))
+
+
+def convert_check(tab: Tables, g: dict, belief: str, hid: str, by: str, target: str, owner: str) -> str | None:
+    """Why `belief` cannot `convert HID BY TARGET OWNER` now (None: it can), in the order the
+    text sets the conditions (L462-469): a converter of its own in the hex, unused this era,
+    a target it may convert, of another belief, there."""
+    mine = units_at(g, hid, belief, by)
+    if not mine:
+        return f"you have no {by.replace('_', ' ')} at {hid} to convert with (the converter must be in the same hex)"
+    if all(g["units"][u]["conv"] == g["era"] for u in mine):
+        return (f"your {by.replace('_', ' ')} at {hid} has converted this era: each special unit converts once per Era")
+    if target not in CONVERTS[by]:
+        if by == "prophet" and target == "prophet":
+            return "a Prophet never converts another Prophet"
+        return f"{_a(by)} converts only {_targets(CONVERTS[by])}"
+    if owner in _own(g, belief):
+        return f"the {owner} are of your own position: a conversion takes from another belief"
+    if not _present(g, hid, owner, target):
+        what = "population" if target == "pop" else target.replace("_", " ")
+        return f"there is no {owner} {what} at {hid} to convert"
+    return None
 
 
 def convert(tab: Tables, g: dict, belief: str, hid: str, by: str, target: str, owner: str) -> list[dict]:
@@ -80,6 +121,24 @@ def slaughter_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
             for o in victims:
                 out.append((hid, k, o))
     return out
+
+
+def slaughter_check(tab: Tables, g: dict, belief: str, hid: str, kind: str, owner: str) -> str | None:
+    """Why `belief` cannot order `slaughter HID KIND OWNER` now (None: it can), as L450 sets it:
+    a military unit of its own there (CHOICE 42), once per Era, a population chip of another
+    belief in the hex."""
+    if kind not in SLAYERS:
+        return f"{_a(kind)} does not slaughter: a military unit does ({_targets(SLAYERS)}; CHOICE 42)"
+    mine = units_at(g, hid, belief, kind)
+    if not mine:
+        return f"you have no {kind} at {hid} to slaughter with (the unit must be in the same hex)"
+    if all(g["units"][u]["slew"] == g["era"] for u in mine):
+        return f"your {kind} at {hid} has slaughtered this era: each military unit slaughters once per Era"
+    if owner in _own(g, belief):
+        return f"the {owner} are of your own position: a slaughter strikes another belief"
+    if not _present(g, hid, owner, "pop"):
+        return f"there is no {owner} population at {hid} to slaughter (a slaughter kills a population chip)"
+    return None
 
 
 def _kill_one_chip(g: dict, hid: str, owner: str) -> None:
@@ -119,6 +178,27 @@ def pogrom_orders(tab: Tables, g: dict, belief: str) -> list[tuple]:
                 if t in kinds:
                     out.append((hid, t, o))
     return out
+
+
+def pogrom_check(tab: Tables, g: dict, belief: str, hid: str, target: str, owner: str) -> str | None:
+    """Why `belief` cannot order `pogrom HID TARGET OWNER` now (None: it can), as L454 sets it:
+    3 pacified chips of its own there, once per Era (CHOICE 43), a chip, Prophet or Apostle of
+    another belief in the hex."""
+    if target not in POGROM_TARGETS:
+        return f"a pogrom kills {_targets(POGROM_TARGETS)}"
+    need = tab.data["population"]["pogrom_needs"]
+    pac, unr = pop_of(g, hid, belief)
+    if pac < need:
+        return (f"a pogrom needs {need} pacified (working) population chips of one belief in the hex; at {hid} "
+                f"yours are {pac} pacified" + (f" and {unr} in unrest" if unr else ""))
+    if [belief, hid] in [list(x) for x in g["pogroms"]]:
+        return f"your population at {hid} has made its pogrom this era (once per Era)"
+    if owner in _own(g, belief):
+        return f"the {owner} are of your own position: a pogrom strikes another belief"
+    if not _present(g, hid, owner, target):
+        what = "population" if target == "pop" else target
+        return f"there is no {owner} {what} at {hid} for a pogrom"
+    return None
 
 
 def pogrom(tab: Tables, g: dict, belief: str, hid: str, target: str, owner: str) -> list[dict]:

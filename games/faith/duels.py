@@ -89,6 +89,25 @@ def yields_for(g: dict, player: str) -> list[str]:
     return out
 
 
+def yield_check(g: dict, player: str, hid: str) -> str | None:
+    """Why `player` cannot `yield HID` in the duels open now (None: she can): a duel of
+    heroes there, a hero of hers in it, her belief not in limbo, not yielded already."""
+    d = g["pending"]["duel"]
+    duel = next((x for x in d["duels"] if x["at"] == hid), None)
+    if duel is None:
+        at = ", ".join(x["at"] for x in d["duels"])
+        return f"there is no duel of heroes at {hid} (the duels are at {at})"
+    mine = [b for b, o in zip(duel["beliefs"], duel["owners"]) if o == player]
+    if not mine:
+        return (f"you have no hero in the duel at {hid}: only the owners of the duelling heroes yield "
+                f"(`wager N for {hid} BELIEF` backs one)")
+    if all(positions.in_limbo(g, b) for b in mine):
+        return "your belief is in limbo: it negotiates nothing this era, and its hero fights by the dice"
+    if all([hid, b] in d["yields"] for b in mine):
+        return f"you have yielded at {hid} already"
+    return None
+
+
 def yield_hero(g: dict, player: str, hid: str) -> list[dict]:
     d = g["pending"]["duel"]
     for at, b in yields_for(g, player):

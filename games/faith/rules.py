@@ -89,11 +89,15 @@ from pbem.core.rng import Rng
 from . import auction, bot, contests, duels, hands, jihad, limbo, negotiation, positions, responses
 from .battle import assassinate, assassinate_orders, resolve_battle
 from .conversion import (
+    CONVERTS,
     convert,
+    convert_check,
     convert_orders,
     pogrom,
+    pogrom_check,
     pogrom_orders,
     slaughter,
+    slaughter_check,
     slaughter_orders,
 )
 from .divine import apotheosis_check, divine_orders, intervene
@@ -114,7 +118,7 @@ from .population import (
     room,
     take,
 )
-from .tables import RAISABLE, Tables
+from .tables import RAISABLE, UNIT_KINDS, Tables
 from .world import (
     INFIDEL,
     bank,
@@ -951,11 +955,72 @@ class FaithRules(Rules):
             why = self._why_raise(g, player, typed[1:])
             if why:
                 return why
+        if typed[0] in ("convert", "pogrom", "slaughter") and asked:
+            why = self._why_step_3(state, player, typed[0], typed[1:])
+            if why:
+                return why
+        if typed[0] == "yield" and asked and len(typed) == 2:
+            if phase != "duel":
+                return "`yield HEX` answers a duel of heroes (the end of the Divine Power phase); no duel is open now"
+            try:
+                return duels.yield_check(g, player, self._hex(typed[1]))
+            except OrderError as err:
+                return err.message
         if typed[0] == "flip" and state["flow"]["phase"] == "powerup" and player in state["flow"]["active"]:
             if not any(pop_of(g, h, b)[0] for b in self.actors(g, player) for h in g["hexes"]):
                 return ("you have no pacified chips to flip (they are all in unrest: they pacify again in Phase 1); "
                         "`done` takes your level's base income")
         return None
+
+    def idle_reason(self, state, player, reason):
+        """CHOICE 73: a god whose every belief is in limbo gives no order but a victory claim and
+        `accept claims`/`contest claims`: a line of hers is refused for that, not because it is
+        not her turn (the engine's reason). Her own limbo reason, where one was given, stands."""
+        g = state["game"]
+        if not g["beliefs"] or not positions.positions_of(g, player) or self.actors(g, player):
+            return None
+        return reason if "in limbo" in reason else "your belief is in limbo: it can do nothing this era"
+
+    def _why_step_3(self, state, player, verb: str, args: list[str]) -> str | None:
+        """Why `convert HEX BY TARGET OWNER`, `pogrom HEX TARGET OWNER` or `slaughter HEX UNIT
+        OWNER` [for BELIEF] is not legal: its turn (3) Conversion and Slaughter, L442-469), then
+        the first condition the text sets that fails for every belief of the player's."""
+        g = state["game"]
+        if state["flow"]["phase"] != "action":
+            return f"'{verb}' is an order of the Action phase (its 3) Conversion and Slaughter turn)"
+        if not self._can_step(g, 2):
+            return ("it is not yet the Conversion and Slaughter turn" if g["step"] < 2
+                    else "the Conversion and Slaughter turn is over")
+        own = self.actors(g, player)
+        if len(args) >= 2 and args[-2] == "for":
+            own = positions.named(args[-1], own)
+            args = args[:-2]
+        if len(args) != (4 if verb == "convert" else 3) or not own:
+            return None
+        try:
+            hid = self._hex(args[0])
+            if verb == "convert":
+                if args[1] not in CONVERTS and positions.named(args[1], UNIT_KINDS) and not positions.named(args[1], CONVERTS):
+                    return (f"{'an' if args[1][0] in 'aeiou' else 'a'} {args[1].replace('_', ' ')} does not convert "
+                            f"(only a Prophet, a High Priest, a Hero or an Apostle converts)")
+                by = self._kind(args[1], tuple(CONVERTS))
+                target = self._kind(args[2], ("pop", *UNIT_KINDS))
+            elif verb == "pogrom":
+                target = self._kind(args[1], ("pop", *UNIT_KINDS))
+            else:
+                kind = self._kind(args[1], UNIT_KINDS)
+            owner = self._owner(g, args[-1])
+        except OrderError as err:
+            return err.message
+        if hid not in g["hexes"]:
+            return f"{hid} is dark sea: nothing lives there"
+        if verb == "convert":
+            reasons = [convert_check(self.tab, g, b, hid, by, target, owner) for b in own]
+        elif verb == "pogrom":
+            reasons = [pogrom_check(self.tab, g, b, hid, target, owner) for b in own]
+        else:
+            reasons = [slaughter_check(self.tab, g, b, hid, kind, owner) for b in own]
+        return next((r for r in reasons if r), None) if all(reasons) else None
 
     def _why_raise(self, g: dict, player: str, args: list[str]) -> str | None:
         """Why `raise KIND HEX [for BELIEF]` is not legal (tester3 finding 06: "not legal now"

@@ -219,6 +219,14 @@ class Rules:
         which is for chance alone (hedged()). Default: None (unconditional)."""
         return None
 
+    def idle_reason(self, state: dict, player: str, reason: str) -> str | None:
+        """A line of `player`, who is not asked now, failed for `reason` (the line's quote cut
+        off). The reason to give instead, when the game knows why this player can give no
+        order now and it is not just that it is not her turn (Faith: every belief of hers is
+        in limbo); the engine then gives it alone, without its "(it is not your turn; ...)".
+        Default: None (the engine's reasons)."""
+        return None
+
     def answer_in_check(self, state: dict, rng: Rng) -> str | None:
         """While a submission is checked (check_script), an order before the line checked has
         stopped the phase to ask another player live (the flow's `pace` is "reaction"): play
@@ -396,6 +404,11 @@ def _run_line(rules: Rules, state: dict, player: str, line: Line, rng: Rng,
             raise IllegalOrderError(
                 f"'{line.text}': the game is over", line.text, line.number, 1,
             ) from err
+        if not active:  # a truer reason than the turn's, if the game knows one (Faith: limbo)
+            quoted = f"'{line.text}': "
+            idle = rules.idle_reason(state, player, err.message.removeprefix(quoted))
+            if idle:
+                raise IllegalOrderError(f"{quoted}{idle}", line.text, line.number, 1) from err
         if not active and not rules.standing_orders(state, player):
             if was_asked:
                 raise IllegalOrderError(

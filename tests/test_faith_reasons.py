@@ -1,0 +1,103 @@
+"""Faith: the acknowledgement a player reads gives each refusal its true reason and the rule's
+section (leftovers of the last stop): `convert`, `pogrom`, `slaughter` and `yield` said only
+"not legal now"; a god in limbo was told "(it is not your turn; ...)" after the limbo reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem import host
+from pbem.core import engine, scenario
+from pbem.core.registry import get_rules
+from pbem.core.rng import phase_rng
+from pbem.host import read, schedule
+from pbem.host.store import dumps, loads
+
+RULES = get_rules("faith")
+PLAYERS = ["ann:ann@example.org", "bob:bob@example.org", "cat:cat@example.org"]
+
+
+def scenario_state(name: str) -> dict:
+    """The position of a scenario file, settled (as the scenario runner lays it)."""
+    sc = scenario.load(scenario.games_dir() / "faith" / "scenarios" / f"{name}.toml")
+    runner = scenario._Runner(sc, sc.seeds[0])
+    state, _ = engine.start(RULES, sc.players, {}, runner.seed)
+    runner.position(state)
+    engine.settle(RULES, state, phase_rng(runner.seed, state["flow"]["number"]))
+    return state
+
+
+def game_at(db, turns, name: str, players: int = 2) -> None:
+    """A game f1 whose open turn holds the position of scenario `name`."""
+    host.new_game(db, "faith", "f1", PLAYERS[:players], seed="7", sched=schedule.make_schedule("72h", None, None),
+                  turns=turns)
+    state = scenario_state(name)
+    number = read.game(db, "f1")["phase"]
+    state["flow"]["number"] = number
+    db["phases"].update(("f1", number), {"state": dumps(state), "state_hash": engine.state_hash(state),
+                                         "active": dumps(state["flow"]["active"])})
+
+
+def ack_lines(db, player: str, *lines: str) -> list[str]:
+    ack = host.submit(db, "f1", player, "\n".join(lines).encode(), trusted=True)
+    return [ln for ln in ack.text.splitlines() if ln.startswith("line ")]
+
+
+@pytest.mark.parametrize("order, reason, rule", [
+    ("convert 23 apostle hero egyptian", "an apostle converts only population (pop), a knight or a militia",
+     "6. Phase 5 Action Phase, 3) Conversions: A High Priest or a Hero"),
+    ("convert 34 prophet prophet egyptian", "a Prophet never converts another Prophet", "(EXCEPT another Prophet)"),
+    ("convert 24 apostle pop egyptian", "you have no apostle at 24 to convert with", "must be in the same hex"),
+    ("convert 23 knight pop egyptian", "a knight does not convert", "3) Conversions"),
+    ("convert 23 high_priest pop israelites", "the israelites are of your own position", "from another belief"),
+    ("convert 23 hp militia egyptian", "there is no egyptian militia at 23 to convert", "must be in the same hex"),
+])
+def test_a_conversion_refused_says_which_condition_of_the_text_fails(db, turns, order, reason, rule):
+    game_at(db, turns, "independent-conversion-who-converts-what")
+    [line] = ack_lines(db, "ann", order)
+    assert "REJECTED" in line and f"'{order}': {reason}" in line and rule in line.rsplit("[", 1)[1], line
+    assert "not legal now" not in line
+
+
+def test_each_converter_once_an_era_and_each_pogrom_once_are_said_so(db, turns):
+    game_at(db, turns, "independent-conversion-who-converts-what")
+    lines = ack_lines(db, "ann", "convert 23 apostle knight egyptian", "convert 23 apostle pop egyptian")
+    assert "your apostle at 23 has converted this era: each special unit converts once per Era" in lines[1]
+    assert lines[1].endswith("[6. Phase 5 Action Phase, 3) Conversions: Each special unit can do this once per Era]")
+
+
+def test_a_pogrom_refused_says_why(db, turns):
+    game_at(db, turns, "independent-pogrom-needs-three-pacified")
+    lines = ack_lines(db, "ann", "pogrom 23 apostle egyptian", "pogrom 24 knight egyptian", "pogrom 24 apostle egyptian",
+                      "pogrom 24 pop israelites")
+    assert "a pogrom needs 3 pacified (working) population chips of one belief in the hex; at 23 yours are 2 " \
+           "pacified and 1 in unrest" in lines[0] and "3 stacked pacified/working faith" in lines[0]
+    assert "a pogrom kills population (pop), a prophet or an apostle" in lines[1]
+    assert "there is no egyptian apostle at 24 for a pogrom" in lines[2]
+    assert "the israelites are of your own position: a pogrom strikes another belief" in lines[3]
+    assert not any("not legal now" in ln for ln in lines)
+
+
+def test_a_yield_refused_says_why(db, turns):
+    game_at(db, turns, "duel-one-owner-yields-and-her-hero-dies", players=3)
+    for p in ("ann", "bob", "cat"):
+        host.submit(db, "f1", p, b"none", trusted=True)
+    host.resolve(db, ["f1"], turns=turns)
+    assert loads(read.phase(db, "f1", read.game(db, "f1")["phase"])["state"])["flow"]["phase"] == "duel"
+    lines = ack_lines(db, "ann", "yield 25", "yield 23", "yield 23")
+    assert "'yield 25': there is no duel of heroes at 25 (the duels are at 23)" in lines[0]
+    assert "[4. e. 2. Special Units: Hero/Generals]" in lines[0]
+    assert "'yield 23': you have yielded at 23 already" in lines[2] and "negotiate which dies" in lines[2]
+    [cat] = ack_lines(db, "cat", "yield 23")
+    assert "you have no hero in the duel at 23: only the owners of the duelling heroes yield" in cat
+
+
+def test_a_god_in_limbo_is_told_the_limbo_reason_alone(db, turns):
+    game_at(db, turns, "limbo-no-standing-orders-but-claims")
+    lines = ack_lines(db, "bob", "retreat 23 -> 13", "convert 23 apostle pop israelites", "pogrom 23 pop israelites",
+                      "yield 23", "accept claims")
+    for line in lines[:4]:
+        assert "your belief is in limbo: it can do nothing this era [6. Phase 6 Divine Power Phase: Direct attack, " \
+               "limbo]" in line, line
+        assert "not your turn" not in line and "awaiting" not in line and "not legal now" not in line
+    assert "accepted" in lines[4]
