@@ -204,19 +204,35 @@ def start(game_id: str = typer.Argument(..., metavar="GAME_ID", help="A game ope
                + " (each player's password went to their address with the turn 1 report)")
 
 
-@app.command(short_help="Add or remove an observer of a game.")
+@app.command(short_help="Add, move or remove an observer of a game.")
 def observe(
     game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game."),
     email: str = typer.Argument(..., metavar="EMAIL", help="The observer's address."),
     remove: bool = typer.Option(False, "--remove", help="Stop sending to this address."),
+    new_email: str | None = typer.Option(None, "--email", metavar="ADDRESS", help="Move this observer to a new address (both addresses are told; the game's public mail not yet sent to the old one, refused mail too, goes to it)."),
 ) -> None:
-    """Add an observer: the address gets each turn's public report (or --remove it).
+    """Add an observer: the address gets each turn's public report (or --remove it, or move
+    it to a new address with --email).
 
     Example: pbem observe athens-1 fan@example.org
+
+    Example: pbem observe athens-1 fan@example.org --email fan@new.example.org
     """
     from pbem.host import seats
 
-    typer.echo(seats.observe(_store(), game_id, email, remove=remove))
+    if remove and new_email is not None:
+        _fail("give --remove or --email ADDRESS, not both", code=2)
+    if new_email is None:
+        typer.echo(seats.observe(_store(), game_id, email, remove=remove))
+        return
+    r = seats.move_observer(_store(), game_id, email, new_email)
+    typer.echo(f"{r['game']}: the observer at {r['was']} is now at {r['email']}; both are told")
+    moved = r["moved"]
+    if moved["queued"] or moved["failed"]:
+        n = moved["queued"] + moved["failed"]
+        typer.echo(f"  {plural(n, 'message')} not yet sent to {r['was']} now {'goes' if n == 1 else 'go'} to {r['email']}"
+                   + ("" if not moved["failed"] else f" ({moved['failed']} of them refused at the old address, queued again)")
+                   + ": `pbem send` delivers them")
 
 
 @app.command("list", short_help="Every game: turn, state, deadline, awaited.")

@@ -244,7 +244,8 @@ def announce(db, game_id: str, *, subject: str, text: str, to: list[str] | None 
     if public:
         for email in observer_addresses(db, game["id"]):
             outbox.queue(db, kind="notice", to_addr=email, subject=full_subject,
-                         body=text.rstrip("\n") + "\n" + observer_footer(game["id"]), game_id=game["id"], phase=game["phase"])
+                         body=text.rstrip("\n") + "\n" + observer_footer(game["id"], over=game["status"] == "finished"),
+                         game_id=game["id"], phase=game["phase"])
     return aid
 
 
@@ -726,9 +727,14 @@ def rollback_notice(db, game_id: str, to: int, was: int, rollback_id: int, deadl
                   f"orders you send before then replace yours.\n")
 
 
-def observer_footer(game_id: str) -> str:
+def observer_footer(game_id: str, *, over: bool = False) -> str:
     """The end of every mail to an observer (turn reports, announcements -- a pause, a
-    correction, the game's end -- and public press): why it comes, and how to stop it."""
+    correction, the game's end -- and public press): why it comes, and how to stop it.
+    `over`: the game is over (its last report, the notice of its end): no more reports come."""
+    if over:
+        return (f"\n-- \nYou observe game {game_id}. The game is over: no more of its reports will come to this "
+                f"address. To be taken off its observers all the same, send a message with the line "
+                f"OBSERVE {game_id} STOP from it.\n")
     return (f"\n-- \nYou observe game {game_id}: each turn's public report comes to this address. To stop, send a "
             f"message with the line OBSERVE {game_id} STOP from it.\n")
 
@@ -740,7 +746,7 @@ def queue_observer_reports(db, game: dict, number: int, public_text: str | None)
     ids = []
     for email in observer_addresses(db, game["id"]):
         subject = f"[{game['id']}] turn {number} public report" + (" (game over)" if game.get("status") == "finished" else "")
-        body = public_text + observer_footer(game["id"])
+        body = public_text + observer_footer(game["id"], over=game.get("status") == "finished")
         oid = outbox.queue(db, kind="observer", to_addr=email, subject=subject, body=body, game_id=game["id"], phase=number)
         if oid:
             ids.append(oid)

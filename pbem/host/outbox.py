@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 
 from pbem.core.text import printable
+from pbem.core.words import plural
 from pbem.host import schedule
 from pbem.host.addresses import is_writable
 
@@ -138,11 +139,16 @@ def queue_reports(db, game: dict, players: list[dict], number: int, texts: dict[
 
 def queue_ack(db, ack, mail: dict, text: str | None = None) -> int | None:
     """Queue the acknowledgement of a mailed submission to the sender (`mail["to"]`); `text`:
-    `ack.text`, when the caller has it already."""
+    `ack.text`, when the caller has it already; `mail["note"]`, a line put above it."""
     verdict = {"accepted": "orders accepted", "partial": "orders accepted, some lines rejected",
                "rejected": "orders REJECTED"}.get(ack.status, ack.status)
+    if ack.confirms and ack.status != "rejected":  # READY alone: it took nothing new and replaced nothing
+        skipped = sum(1 for r in ack.lines if r.status == "rejected")
+        verdict = "orders on file marked ready" + (f", {plural(skipped, 'rejected line')} skipped" if skipped else "")
     turn = f" turn {ack.turn}" if ack.turn else ""
     subject = f"[{ack.game_id}]{turn}: {verdict} ({ack.player})"
-    return queue(db, kind="ack", to_addr=mail.get("to"), subject=subject, body=(ack.text if text is None else text) + footer(ack.game_id),
+    note = f"{mail['note']}\n\n" if mail.get("note") else ""  # (the mail layer's word on how the message was read)
+    return queue(db, kind="ack", to_addr=mail.get("to"), subject=subject,
+                 body=note + (ack.text if text is None else text) + footer(ack.game_id),
                  game_id=ack.game_id, phase=ack.turn, player=ack.player, in_reply_to=mail.get("in_reply_to"),
                  inbox_id=mail.get("inbox_id"))

@@ -32,8 +32,8 @@ from pbem.host.controls import announce, clean_email, observer_footer, record_ac
 from pbem.host.store import dumps, loads
 
 __all__ = [
-    "add_seat", "join", "join_code", "observe", "observers", "open_game", "replace", "reset_password", "resign",
-    "send_password", "set_address", "set_bot", "start",
+    "add_seat", "join", "join_code", "move_observer", "observe", "observer_code", "observer_move_code", "observers",
+    "open_game", "replace", "reset_password", "resign", "send_password", "set_address", "set_bot", "start",
 ]
 
 
@@ -500,7 +500,7 @@ def observe(db, game_id: str, email: str, *, remove: bool = False) -> str:
             latest = queries.current_deadline(db, game, read.report_text(db, gid, game["phase"], ""))
             if latest:
                 outbox.queue(db, kind="observer", to_addr=addr, subject=f"[{gid}] turn {game['phase']} public report",
-                             body=latest + observer_footer(gid),
+                             body=latest + observer_footer(gid, over=game["status"] == "finished"),
                              game_id=gid, phase=game["phase"])
     return f"OBSERVE: {addr} now observes game {gid}: each turn's public report goes there."
 
@@ -512,6 +512,80 @@ def observer_code(db, game_id: str, email: str) -> str:
     gid = (game_id or "").strip().lower()
     _observable(db, gid)
     return _code(db, "observe-key", "OBSERVE", gid, addr.lower())
+
+
+def _observing(db, gid: str, addr: str) -> str | None:
+    """The address as the observers table has it, when `addr` observes game `gid`; else None."""
+    row = db.execute("select email from observers where game_id = ? and lower(email) = lower(?)", [gid, addr]).fetchone()
+    return row[0] if row else None
+
+
+def _movable(db, game_id: str, old: str, new: str) -> tuple[str, str, str]:
+    """(the game, the observing address as kept, the new address) for a move of an observer;
+    refused (NotFound, PbemError) when `old` observes no such game, or `new` is no address,
+    is `old`, or observes the game already."""
+    gid = (game_id or "").strip().lower()
+    _observable(db, gid)
+    was = _observing(db, gid, clean_email(old))
+    if was is None:
+        raise NotFound(f"{clean_email(old)} does not observe game '{gid}'")
+    addr = clean_email(new)
+    if addr.lower() == was.lower():
+        raise PbemError(f"{addr} is the address that observes game '{gid}' already. Nothing was changed")
+    if _observing(db, gid, addr):
+        raise PbemError(f"{addr} already observes game '{gid}'. Nothing was changed")
+    return gid, was, addr
+
+
+def observer_move_code(db, game_id: str, old: str, new: str) -> str:
+    """The code that confirms, by mail, the move of the observer `old` of a game to the
+    address `new` (OBSERVE GAME ADDRESS NEW): mailed to `old` only, and sent back from `new`,
+    so the move is asked by the address that observes and confirmed by the one it moves to --
+    a forged From moves nobody's mail (an HMAC under a key kept in the store, as
+    `observer_code`). Refused as the move itself would be."""
+    gid, was, addr = _movable(db, game_id, old, new)
+    return _code(db, "observer-address-key", "OBSERVE ADDRESS", "move", gid, was.lower(), addr.lower())
+
+
+def observer_moved_by(db, game_id: str, new: str, code: str) -> str | None:
+    """The observer of a game whose move to `new` the `code` confirms (`observer_move_code`),
+    or None when it confirms none."""
+    import hmac
+
+    gid = (game_id or "").strip().lower()
+    addr = clean_email(new)
+    for was in read.observers(db, gid):
+        if was.lower() != addr.lower() and hmac.compare_digest(
+                _code(db, "observer-address-key", "OBSERVE ADDRESS", "move", gid, was.lower(), addr.lower()),
+                code.lower()):
+            return was
+    return None
+
+
+def move_observer(db, game_id: str, old: str, new: str, *, by: str = "gm") -> dict:
+    """Move an observer of a game to a new address; both addresses are told. The public mail
+    of the game not yet sent to the old address (queued, or refused there) goes to the new
+    one, as a seat's does (`_readdress`). By mail only once both addresses have shown they
+    agree (`observer_move_code`); the GM's `pbem observe GAME OLD --email NEW` moves at once."""
+    gid, was, addr = _movable(db, game_id, old, new)
+    game = read.game(db, gid) if db.execute("select 1 from games where id = ?", [gid]).fetchone() else None
+    mine = "game_id = ? and player is null and lower(to_addr) = lower(?) and kind in ('observer', 'notice', 'press')"
+    with db.atomic():
+        db.execute("update observers set email = ? where game_id = ? and lower(email) = lower(?)", [addr, gid, was])
+        queued = db.execute(f"update outbox set to_addr = ?, next_attempt = null where {mine} and status = 'queued'",
+                            [addr, gid, was]).rowcount
+        failed = db.execute(f"update outbox set to_addr = ?, status = 'queued', next_attempt = null, last_error = ? "
+                            f"where {mine} and status = 'failed'",
+                            [addr, f"refused at {was}; queued again for {addr}", gid, was]).rowcount
+        record_action(db, gid, by=by, action="observe", detail="an observer moved to a new address")
+        text = (f"The observer of game {gid} at {was} is now at {addr}: the game's public reports go there from now "
+                "on (those not sent yet too).\nIf you did not ask for this, tell the GM at once.\n")
+        over = bool(game and game["status"] == "finished")
+        left = f"\n-- \nThis address no longer observes game {gid}: nothing more of it comes here.\n"
+        for to, footer in ((was, left), (addr, observer_footer(gid, over=over))):
+            outbox.queue(db, kind="notice", to_addr=to, subject=f"[{gid}] new address for an observer",
+                         body=text + footer, game_id=gid, phase=game["phase"] if game else None)
+    return {"game": gid, "email": addr, "was": was, "moved": {"queued": queued, "failed": failed}}
 
 
 def observers(db, game_id: str) -> list[str]:

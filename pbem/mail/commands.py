@@ -2,7 +2,8 @@
 
 `dispatch` screens a message (automatic mail is never answered), finds the game it is for
 (a GAME line, `[GAME_ID]` in the subject, the thread of one of our own messages, or else the
-one running game in which the sender's address holds a seat), finds
+one running game in which the sender's address holds a seat -- of several, the one whose
+seat's password the message carries), finds
 the order block the player wrote in and the requests typed around it (pbem.mail.extract),
 and hands each request to the handler of its command: `COMMANDS` maps each command word
 (HELP, REPORT, WAIT, PRESS...; plain orders are the command `orders`) to a `Command` that says
@@ -98,8 +99,12 @@ From anyone:
   - OBSERVE GAME        each turn's public report of a game (the reply asks
                         you to confirm: OBSERVE GAME CONFIRM CODE)
   - OBSERVE GAME STOP   no more of them
+  - OBSERVE GAME ADDRESS new@addr
+                        an observer's new address: sent from the observing
+                        address, whose reply asks the new one to confirm
   - HELP                this help (with [GAME_ID]: the game's orders too)
-Words after STOP or after CONFIRM CODE are ignored (the answer says so).
+Words after STOP or after CONFIRM CODE are ignored (the answer says so). One
+message takes one CONFIRM.
 
 Press: at most {press_chars} characters a message, {press_day} messages a day per
 game; the game's press option may turn it off (none) or make it anonymous
@@ -168,6 +173,9 @@ class Incoming:
     games_seen: dict = field(default_factory=dict)  # games rows looked up before any handler ran (`known_game`)
     rows_fresh: bool = False  # `game` and `players` were read in this savepoint and nothing was written since
     request: Request | None = None  # the request being handled
+    # the message named no game, its sender holds seats in several, and its PASSWORD is the
+    # password of one of them: the game it was taken for (`_password_game`; its answers say so)
+    by_password: str | None = None
 
     @property
     def is_mail(self) -> bool:
@@ -208,7 +216,7 @@ class Incoming:
     def reject(self, why: str, to: str | None = None, tell: bool = True, game_exists: bool = True) -> Outcome:
         """Reject with a reason and tell the sender (`to`, by default whoever gets our replies)."""
         return rejection(self.db, self.out, (to or self.reply_to) if tell else None, self.mid, why,
-                         game_exists=game_exists)
+                         game_exists=game_exists, note=password_note(self.by_password) if self.by_password else None)
 
     def notice(self, *, subject: str, text: str, kind: str = "notice", to: str | None = None) -> int | None:
         return _notice(self.db, to=to or self.sender, game_id=self.game_id, player=self.out.player, subject=subject,
@@ -221,7 +229,8 @@ def _notice(db, *, to: str | None, game_id: str | None, player: str | None, subj
                         game_id=game_id, phase=None, player=player, in_reply_to=in_reply_to, inbox_id=inbox_id)
 
 
-def rejection(db, out: Outcome, to: str | None, mid: str | None, why: str, *, game_exists: bool = True) -> Outcome:
+def rejection(db, out: Outcome, to: str | None, mid: str | None, why: str, *, game_exists: bool = True,
+              note: str | None = None) -> Outcome:
     """Reject with a reason, and tell the sender (when there is one). `game_exists` False:
     `out.game_id` names no game here, and the reply does not echo it (issue 17: no subject,
     footer or From name a spammer chooses; the `[pbem]` tag and the footer of no game)."""
@@ -229,7 +238,7 @@ def rejection(db, out: Outcome, to: str | None, mid: str | None, why: str, *, ga
     if to:
         about = out.game_id if game_exists else None
         tag = f"[{about}] " if about else "[pbem] "
-        text = (f"pbem: your message was rejected\n\nReason: {why}\n\n"
+        text = (f"pbem: your message was rejected\n\n" + (f"{note}\n\n" if note else "") + f"Reason: {why}\n\n"
                 + ("Nothing was changed; any orders you sent earlier still stand.\n" if _seated(db, out)
                    else "Nothing was changed.\n"))
         out.outbox_id = _notice(db, to=to, game_id=about, player=out.player if about else None,
@@ -417,6 +426,8 @@ def _report(m: Incoming) -> Answer:
         number = number or m.game["phase"]
     except NotFound as err:
         return Answer.refused(f"no such report: {err}")
+    if m.by_password:
+        text = password_note(game_id) + "\n\n" + text
     oid = outbox.queue(
         m.db, kind="report", to_addr=m.reply_to, subject=f"[{game_id}] turn {number} report",
         body=text + outbox.footer(game_id), game_id=game_id, phase=number, player=row["name"],
@@ -431,7 +442,8 @@ def orders(m: Incoming) -> Outcome:
     ack = host.submit(
         m.db, m.game_id, row["name"], order_text(m.game_id, row["name"], m.found), source=f"mail:{out.inbox_id}",
         delivered=m.item.delivered or (received_time(m.msg) if m.msg is not None else None),
-        mail={"to": m.reply_to, "in_reply_to": m.mid, "inbox_id": out.inbox_id},
+        mail={"to": m.reply_to, "in_reply_to": m.mid, "inbox_id": out.inbox_id,
+              "note": password_note(m.game_id) if m.by_password else None},
         known=(m.game, m.players) if m.rows_fresh else None,
         savepoint=False,  # issue 17: inside the message's savepoint (ingest_item), or the request's (_run)
         kept=m.ctx.rows if m.rows_fresh else None,  # (the phase's state hash, as the game's row: Context.rows)
@@ -633,6 +645,43 @@ def _ignored(words: list[str], after: str) -> str:
     return f"\n(The words after {after} were ignored: '{header_safe(' '.join(words), 60)}'.)"
 
 
+def _ask_code(*, label: str, purpose: str, line: str, code: str, unasked: str,
+              sent_from: str = "this address") -> Answer:
+    """The first step of a request confirmed by a code (JOIN, OBSERVE, OBSERVE ... ADDRESS): the
+    reply that carries the code and the line to send it back with."""
+    return Answer(True, f"{label.split()[0]}: to {purpose}, send a message with this line from {sent_from}:\n\n"
+                        f"    {line} CONFIRM {code}\n\n"
+                        f"If you did not ask for it, ignore this mail: {unasked}.",
+                  f"{label}: confirmation asked")
+
+
+def _check_code(m: Incoming, *, line: str, typed: str | None, right: Callable[[str], bool], to_get: str,
+                wrong: str) -> Answer | None:
+    """The second step: None when `typed` is the code (`right` says); else the refusal -- no
+    code typed (`to_get`: how to have it mailed), or a wrong one (`wrong`: why not). A wrong
+    code counts against the sender's reply cap (Outcome.confirm_failed, pbem.mail.guard); one
+    message tries one code at most (`_confirms`, in `_many`)."""
+    if not typed:
+        return Answer.refused(f"{line} CONFIRM needs the code: {to_get}")
+    if not right(typed.lower()):
+        m.out.confirm_failed = True
+        log.warning("%s: %s CONFIRM with a wrong code from %s", m.item.origin, line, m.sender)
+        return Answer.refused(f"{line} CONFIRM: {wrong}")
+    return None
+
+
+def _confirms(r: Request | None) -> bool:
+    """Whether a request tries a confirmation code (JOIN or OBSERVE ... CONFIRM CODE)."""
+    if r is None or r.name not in ("join", "observe"):
+        return False
+    _, confirming, typed, _ = _confirm_parts(r.args[1] if len(r.args) > 1 else None)
+    return confirming and typed is not None
+
+
+ONE_CONFIRMATION = ("one confirmation per message: this CONFIRM was not checked (an earlier line of this message "
+                    "tried a code); send it in a message of its own")
+
+
 def join(m: Incoming) -> Answer:
     """JOIN GAME [NAME]: a seat in a game open for sign-up, for the sender's address, once the
     address confirms it (JOIN GAME [NAME] CONFIRM CODE, the code mailed back for that game,
@@ -654,15 +703,15 @@ def join(m: Incoming) -> Answer:
     line = f"JOIN {gid}{' ' + player if player else ''}"
     as_whom = f"as {player}" if player else "under a name made from your address"
     if not confirming:
-        return Answer(True, f"JOIN: to take a seat in game {gid} {as_whom}, with the address {m.sender}, send a "
-                            f"message with this line from this address:\n\n    {line} CONFIRM {code}\n\n"
-                            "If you did not ask for it, ignore this mail: no seat is taken and nothing more will come.",
-                      f"JOIN {gid}: confirmation asked")
-    if not typed:
-        return Answer.refused(f"{line} CONFIRM needs the code: send {line} to have it mailed to {m.sender}")
-    if typed.lower() != code:
-        return Answer.refused(f"{line} CONFIRM: that is not the code sent to {m.sender} for this game and name "
-                              f"(a code confirms one game, one name and one address; send {line} for it)")
+        return _ask_code(label=f"JOIN {gid}", line=line, code=code,
+                         purpose=f"take a seat in game {gid} {as_whom}, with the address {m.sender}",
+                         unasked="no seat is taken and nothing more will come")
+    refused = _check_code(m, line=line, typed=typed, right=lambda t: t == code,
+                          to_get=f"send {line} to have it mailed to {m.sender}",
+                          wrong=f"that is not the code sent to {m.sender} for this game and name (a code confirms "
+                                f"one game, one name and one address; send {line} for it)")
+    if refused:
+        return refused
     player, password = seats.join(m.db, gid, m.sender, name, turns=m.ctx.turns)
     m.out.authenticated = True  # the code proves the sender reads that address: never held back (the reply cap)
     return Answer(True, f"JOIN: you have a seat in game {gid} as {player}.\nYour password: {password}\n"
@@ -673,8 +722,9 @@ def join(m: Incoming) -> Answer:
 def observe(m: Incoming) -> Answer:
     """OBSERVE GAME: each turn's public report of a game, to the sender's address, once the
     address confirms it (OBSERVE GAME CONFIRM CODE, the code mailed back: a forged From cannot
-    sign somebody up); OBSERVE GAME STOP: no more. Words after STOP or CONFIRM CODE are
-    ignored, and the answer says so."""
+    sign somebody up); OBSERVE GAME STOP: no more; OBSERVE GAME ADDRESS NEW: move to a new
+    address (`observer_address`). Words after STOP or CONFIRM CODE are ignored, and the answer
+    says so."""
     from pbem.host import seats
 
     gid = _game_arg(m, "OBSERVE")
@@ -685,22 +735,63 @@ def observe(m: Incoming) -> Answer:
     if how and how[0].lower() == "stop":
         return Answer(True, seats.observe(m.db, gid, m.sender, remove=True) + _ignored(how[1:], "STOP"),
                       f"OBSERVE {gid} STOP")
+    if how and (how[0].lower() == "address" or [w.lower() for w in how[:2]] == ["set", "address"]):
+        return observer_address(m, gid, how[1 + (how[0].lower() == "set"):])
     code = seats.observer_code(m.db, gid, m.sender)  # NotFound for a game that is not there
+    line = f"OBSERVE {gid}"
     if not how:
-        return Answer(True, f"OBSERVE: to have each turn's public report of game {gid} come to {m.sender}, send a "
-                            f"message with this line from this address:\n\n    OBSERVE {gid} CONFIRM {code}\n\n"
-                            "If you did not ask for it, ignore this mail: nothing more will come.",
-                      f"OBSERVE {gid}: confirmation asked")
-    if len(how) < 2:
-        return Answer.refused(f"OBSERVE {gid} CONFIRM needs the code: send OBSERVE {gid} to have it mailed to {m.sender}")
-    if how[1].lower() != code:
-        return Answer.refused(f"OBSERVE {gid} CONFIRM: that is not the code sent to {m.sender} "
-                              f"(send OBSERVE {gid} for it)")
+        return _ask_code(label=line, line=line, code=code,
+                         purpose=f"have each turn's public report of game {gid} come to {m.sender}",
+                         unasked="nothing more will come")
+    refused = _check_code(m, line=line, typed=how[1] if len(how) > 1 else None, right=lambda t: t == code,
+                          to_get=f"send {line} to have it mailed to {m.sender}",
+                          wrong=f"that is not the code sent to {m.sender} (send {line} for it)")
+    if refused:
+        return refused
     before = m.db.execute("select coalesce(max(id), 0) from outbox").fetchone()[0]
     text = seats.observe(m.db, gid, m.sender)  # (and the latest public report, when the game has begun)
     m.out.authenticated = True  # the code proves the sender reads that address (as JOIN's)
     mailed = m.db.execute("select count(*) from outbox where id > ?", [before]).fetchone()[0]
     return Answer(True, text + _ignored(how[2:], "the code"), f"OBSERVE {gid}", mails=bool(mailed))
+
+
+def observer_address(m: Incoming, gid: str, words: list[str]) -> Answer:
+    """OBSERVE GAME ADDRESS NEW, from the address that observes the game: the code comes back
+    to it, to be sent from NEW (OBSERVE GAME ADDRESS NEW CONFIRM CODE), which moves the
+    observer there (both addresses are told). Asked by the old address, confirmed by the new:
+    a forged From moves nobody's mail (neither address alone can do it)."""
+    from pbem.host import seats
+
+    before, confirming, typed, extra = _confirm_parts(" ".join(words))
+    usage = f"write OBSERVE {gid} ADDRESS you@example.org, from the address that observes the game now"
+    if len(before) != 1:
+        return Answer.refused(f"OBSERVE {gid} ADDRESS needs the new address, one: {usage}" if not before else
+                              f"'{header_safe(' '.join(before), 80)}' is not an email address; {usage}")
+    raw = before[0]
+    new = clean_address(raw)
+    if not new or new != raw.strip("<>"):
+        return Answer.refused(f"'{header_safe(raw, 80)}' is not an email address; {usage}")
+    line = f"OBSERVE {gid} ADDRESS {new}"
+    if not confirming:
+        code = seats.observer_move_code(m.db, gid, m.sender, new)  # refused unless the sender observes the game
+        return _ask_code(label=f"OBSERVE {gid} ADDRESS", line=line, code=code, sent_from=f"the new address, {new}",
+                         purpose=f"have the public reports of game {gid} go to {new} instead of {m.sender}",
+                         unasked="nothing changes")
+    if new.lower() != m.sender.lower():
+        return Answer.refused(f"{line} CONFIRM: send it from {new}, the address it moves to "
+                              "(the code was mailed to the address that observes the game)")
+    was = seats.observer_moved_by(m.db, gid, new, typed) if typed else None  # the observer the code is for
+    refused = _check_code(m, line=line, typed=typed, right=lambda _typed: was is not None,
+                          to_get=f"send {line} from the address that observes game {gid}, to have it mailed there",
+                          wrong=f"that is not the code mailed for moving an observer of game {gid} to {new} (the "
+                                f"address that observes the game sends {line} for it)")
+    if refused:
+        return refused
+    moved = seats.move_observer(m.db, gid, was, new, by="observer")
+    m.out.authenticated = True  # the code proves both addresses agree (as OBSERVE's)
+    return Answer(True, f"OBSERVE: the observer of game {gid} at {moved['was']} is now at {moved['email']}; "
+                        "both addresses are told." + _ignored(extra, "the code"), f"OBSERVE {gid} ADDRESS",
+                  mails=True)
 
 
 @dataclass(frozen=True)
@@ -817,6 +908,25 @@ def _seat_games(m: Incoming) -> list[str]:
         "where g.status = 'running' and lower(p.email) = lower(?) order by p.game_id", [m.sender]).fetchall()]
 
 
+def _password_game(m: Incoming, games: list[str]) -> str | None:
+    """Of the running games in which the sender's address holds a seat (`games`), the one
+    whose seat's password is the message's PASSWORD, when it is exactly one; else None (no
+    PASSWORD, or one that is no seat's or several seats' password: the sender is asked which)."""
+    if not m.password or not m.sender:
+        return None
+    hits = [r[0] for r in m.db.execute(
+        "select distinct p.game_id from players p join games g on g.id = p.game_id "
+        "where g.status = 'running' and lower(p.email) = lower(?) and p.password = ?", [m.sender, m.password]).fetchall()]
+    hits = [g for g in hits if g in games]
+    return hits[0] if len(hits) == 1 else None
+
+
+def password_note(game_id: str) -> str:
+    """What the answers to a message taken by its PASSWORD (`_password_game`) say first."""
+    return (f"(No GAME line and no [GAME_ID] in the subject: taken for game {game_id}, the game your password "
+            "belongs to.)")
+
+
 def _which_game(games: list[str]) -> str:
     """Why a message naming no game from the holder of seats in several is refused."""
     return (f"which game? No GAME line and no [GAME_ID] in the subject, and your address holds seats in "
@@ -895,7 +1005,10 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
             return _unknown_game(m, unknown)
         seats = _seat_games(m) if m.found.has_content else []  # a seat holder's orders: their game's
         if len(seats) > 1:
-            return m.reject(_which_game(seats), to=m.sender, game_exists=False)
+            m.by_password = _password_game(m, seats)  # ...of several: the one their PASSWORD is for
+            if not m.by_password:
+                return m.reject(_which_game(seats), to=m.sender, game_exists=False)
+            seats = [m.by_password]
         if not seats:
             return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
         game_id = seats[0]
@@ -911,7 +1024,10 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
         if refused is not None:
             return refused
         out.authenticated = _authenticated(m)
-    return command.handle(m)
+    handled = command.handle(m)
+    if m.by_password:
+        handled.reason += f" (taken for {m.by_password}: the game its password belongs to)"
+    return handled
 
 
 # --- several requests in one message ---------------------------------------------------------------
@@ -940,6 +1056,9 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     which: list[str] = []  # the games the sender holds seats in, when the message names none of several
     if not game_id and needs_game:
         seats = _seat_games(m)  # a seat holder's requests: their game's
+        if len(seats) > 1:  # ...of several: the one their PASSWORD is for, if it is one's
+            m.by_password = _password_game(m, seats)
+            seats = [m.by_password] if m.by_password else seats
         if len(seats) == 1:
             game_id = seats[0]
             m.game = m.known_game(game_id)
@@ -958,6 +1077,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     seat_refusal: str | None = None
     answers: list[tuple[Request | None, Answer]] = []
     asked: set[tuple] = set()  # the requests met so far: the same one again is answered once
+    confirmed = False  # a confirmation code was tried: one a message (a code is some 40 bits; 50 guesses a message were)
     # the mails answering this message so far: the reply from the first on, and the orders'
     # acknowledgement (orders are always taken: nothing a player sent is lost)
     sent = 1 + (None in requests)
@@ -975,6 +1095,11 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
                 answers.append((r, Answer.refused("the same request as an earlier line: answered once")))
                 continue
             asked.add(key)
+            if _confirms(r):
+                if confirmed:
+                    answers.append((r, Answer.refused(ONE_CONFIRMATION)))
+                    continue
+                confirmed = True
             if r.name in OWN_MAIL and sent >= MAX_MAILS:
                 answers.append((r, Answer.refused(
                     f"not sent: one message is answered by at most {MAX_MAILS} mails, this reply and the "
@@ -1059,6 +1184,8 @@ def _conclude(m: Incoming, answers: list[tuple[Request | None, Answer]]) -> Outc
     out.reason = "; ".join(why if n == 1 else f"{why} ({n} times)" for why, n in counted.items())[:500]
     if len(answers) == 1 and not answers[0][1].ok:
         out.reason = answers[0][1].reason
+    if m.by_password:
+        out.reason += f" (taken for {m.by_password}: the game its password belongs to)"
     told = [(r, a) for r, a in answers if not (a.ok and a.document and r is not None) and not (r is None and a.ok)]
     orders_only_failed = len(answers) == 1 and answers[0][0] is None
     if not told or orders_only_failed or (m.is_mail and not m.sender) or not m.reply_to:
@@ -1066,7 +1193,7 @@ def _conclude(m: Incoming, answers: list[tuple[Request | None, Answer]]) -> Outc
         out.outbox_id = out.outbox_id or (ids[0] if ids else None)
         return out
     refused = sum(1 for _, a in answers if not a.ok)
-    lines = ["pbem: your message, request by request", ""]
+    lines = ["pbem: your message, request by request", ""] + ([password_note(m.by_password), ""] if m.by_password else [])
     for r, a in answers:
         lines.append(_describe(r, m))
         mark = "done" if a.ok else "REFUSED"

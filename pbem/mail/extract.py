@@ -45,8 +45,10 @@ _COMMANDS = (
     ("join", re.compile(r"^join(?:[ \t]+(\S+)(?:[ \t]+(\S+(?:[ \t]+\S+){0,3}(?:[ \t]+confirm(?:[ \t].*)?)?"
                         r"|confirm(?:[ \t].*)?))?)?$", re.IGNORECASE)),
     # OBSERVE GAME, OBSERVE GAME CONFIRM CODE (the code the first one mailed back), OBSERVE GAME
-    # STOP; words after STOP or CONFIRM CODE are the handler's to ignore (and say so)
-    ("observe", re.compile(r"^observe(?:[ \t]+(\S+)(?:[ \t]+((?:stop|confirm)(?:[ \t].*)?))?)?$", re.IGNORECASE)),
+    # STOP, OBSERVE GAME ADDRESS NEW [CONFIRM CODE] (a new address; SET ADDRESS too); words
+    # after STOP or CONFIRM CODE are the handler's to ignore (and say so)
+    ("observe", re.compile(r"^observe(?:[ \t]+(\S+)(?:[ \t]+((?:stop|confirm|address|set[ \t]+address)(?:[ \t].*)?))?)?$",
+                           re.IGNORECASE)),
     ("list", re.compile(r"^list\.?$", re.IGNORECASE)),
     ("history", re.compile(r"^history(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),
     ("draw", re.compile(r"^draw\.?$", re.IGNORECASE)),

@@ -43,6 +43,7 @@ from pbem.core.numbers import whole
 from pbem.host import schedule
 from pbem.host.outbox import clean_address, header_safe
 from pbem.mail.headers import automatic, filename, header, names_present, once, raw_header, sender_of
+from pbem.mail.mime import as_typed
 from pbem.mail.outcome import Context, Outcome
 
 log = logging.getLogger("pbem.mail")
@@ -268,9 +269,11 @@ def auto_reply(msg: Message) -> str | None:
 
 
 def _plain_body(msg: Message) -> str | None:
+    """The first text/plain body, as its writer typed it (format=flowed unwrapped: an
+    out-of-office sentence soft-wrapped by the mail client is read whole, as the orders are)."""
     for part in _parts(msg, 10):
         if once(part, "ctype", part.get_content_type) == "text/plain" and not filename(part):
-            return _payload_text(part)[:8000]
+            return as_typed(part, _payload_text(part)[:8000])
     return None
 
 
@@ -347,28 +350,33 @@ def _guessing(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
 
 def _capped(out: Outcome) -> bool:
     """Whether the answer to this message counts against the reply cap: it was rejected, asked
-    for HELP, or was answered to a sender no seat vouches for (LIST, HISTORY, JOIN, OBSERVE: a forged
-    From could have the judge mail somebody who never asked, message after message)."""
-    return out.outcome == "rejected" or out.reason.startswith("help sent") or (out.outcome == "accepted" and not out.player)
+    for HELP, was answered to a sender no seat vouches for (LIST, HISTORY, JOIN, OBSERVE: a forged
+    From could have the judge mail somebody who never asked, message after message), or tried a
+    wrong JOIN or OBSERVE confirmation code (whatever else it carried)."""
+    return (out.outcome == "rejected" or out.reason.startswith("help sent") or (out.outcome == "accepted" and not out.player)
+            or out.confirm_failed)
 
 
 def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
     if not _capped(out):
         return
-    if out.reason.startswith("bad password") and out.player:
+    to = db.execute("select to_addr from outbox where id > ? and inbox_id = ? and +status = 'queued' limit 1",
+                    [floor, out.inbox_id]).fetchone()
+    if out.confirm_failed:  # its answer counts in the address's cap, whatever else the message was (`answered`)
+        _log(db, "confirm-failed", out, to[0] if to else sender, "a wrong confirmation code")
+    if out.reason.startswith("bad password") and out.player and not out.confirm_failed:
         return  # a seat's wrong passwords: the guessing throttle's to judge (a player may mistype)
     if out.authenticated:
         return  # a message with its seat's right password: a player is always told why it was refused
-    to = db.execute("select to_addr from outbox where id > ? and inbox_id = ? and +status = 'queued' limit 1",
-                    [floor, out.inbox_id]).fetchone()
     if not to:
         return
     addr = to[0]
     answered = db.execute(
         "select count(*) from outbox o join inbox i on i.id = o.inbox_id "
         "where lower(o.to_addr) = lower(?) and o.created >= ? and o.status != 'withheld' and o.inbox_id != ? "
-        "and (i.outcome = 'rejected' or i.reason like 'help sent%' or i.player is null)",
-        [addr, _since(), out.inbox_id]).fetchone()[0]
+        "and (i.outcome = 'rejected' or i.reason like 'help sent%' or i.player is null or i.id in "
+        "(select inbox_id from guard_log where kind = 'confirm-failed' and at >= ?))",
+        [addr, _since(), out.inbox_id, _since()]).fetchone()[0]
     if answered < REPLY_CAP:
         return
     why = f"not answered: {answered} replies to {addr} within an hour already (the reply cap)"

@@ -15,7 +15,8 @@ Every message ends in exactly one outcome, recorded in the `inbox` table with it
   found, duplicate Message-ID, unreadable;
 - **ignored**: not for any game -- auto-replies, bounces, bulk and list mail, spam, our own
   messages, and mail that names no game (but from an address that holds a seat in a running
-  game: that game's, or, with seats in several, rejected with the question which).
+  game: that game's; with seats in several, the one whose seat's password it carries, else
+  rejected with the question which).
 
 A message already ingested (same Message-ID and content; or, without a Message-ID, same
 content) is skipped and counted as "already ingested": ingesting a mailbox twice changes

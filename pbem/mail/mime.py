@@ -204,6 +204,14 @@ def _flowed(part: Message) -> tuple[bool, bool]:
     return True, isinstance(delsp, str) and delsp.strip().lower() == "yes"
 
 
+def as_typed(part: Message, text: str) -> str:
+    """The text of a text/plain part as its writer typed it: unwrapped (`unflow`) when the part
+    is format=flowed, else as it is. Whatever reads a plain text (the orders, the out-of-office
+    check of pbem.mail.guard) reads it so."""
+    flowed, delsp = _flowed(part)
+    return unflow(text, delsp) if flowed else text
+
+
 _TXT_NAMES = (".txt", ".text", ".ord", ".orders", ".asc")
 
 
@@ -238,8 +246,7 @@ def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
         if ctype == "text/plain" and not filename and disposition != "attachment":
             text = _part_text(part)
             if text is not None:
-                flowed, delsp = _flowed(part)
-                plain.append(unflow(text, delsp) if flowed else text)
+                plain.append(as_typed(part, text))
         elif ctype == "text/html" and not filename and disposition != "attachment":
             text = _part_text(part)
             if text is not None:
@@ -248,8 +255,7 @@ def message_texts(msg: Message) -> tuple[Texts, list[Message]]:
             text = _part_text(part)
             if text is not None:
                 if ctype == "text/plain":
-                    flowed, delsp = _flowed(part)
-                    text = unflow(text, delsp) if flowed else text
+                    text = as_typed(part, text)
                 attached.append((f"attachment {header_safe(name, 80)}", text))
         else:
             out.unread.append(header_safe(name or ctype, 80))

@@ -20,6 +20,7 @@ class Outcome:
     submission_id: int | None = None
     outbox_id: int | None = None
     authenticated: bool = False  # the password (or JOIN's, OBSERVE's code) was right: never held back by the reply cap
+    confirm_failed: bool = False  # a JOIN or OBSERVE confirmation code was wrong: counted in the reply cap (pbem.mail.guard)
 
     def line(self) -> str:
         who = f" {self.game_id}" + (f"/{self.player}" if self.player else "") if self.game_id else ""
