@@ -2100,6 +2100,11 @@ class FaithRules(Rules):
         g = state["game"]
         flow = state["flow"]
         colours = self.belief_colours(g)
+        # Every dict of the view in an order of its own, never the state's: the store keeps its
+        # JSON with sorted keys, a resolution the dicts as it built them, and a report must read
+        # the same from either. Beliefs in the ring's order (seats clockwise), the rest sorted.
+        ring = [b for b in positions.ring(g) if b in g["beliefs"]]
+        order = ring + sorted(set(g["beliefs"]) - set(ring))
         hexes = []
         for hid in self.world.order:
             h = self.world.hexes[hid]
@@ -2109,22 +2114,25 @@ class FaithRules(Rules):
                 for u in units_at(g, hid):
                     y = g["units"][u]
                     units.setdefault(y["o"], {}).setdefault(y["k"], [0, 0])[1 if y["b"] else 0] += 1
+                units = {o: dict(sorted(units[o].items())) for o in sorted(units)}   # never the dicts' order
             hexes.append({"id": hid, "name": h.name, "q": h.q, "r": h.r, "printed": h.printed, "ndp": h.ndp,
-                          "terrain": x["t"] if x else "sea", "pop": dict(x["pop"]) if x else {}, "units": units,
+                          "terrain": x["t"] if x else "sea", "pop": dict(sorted(x["pop"].items())) if x else {},
+                          "units": units,
                           "total": total_pop(g, hid) if x else 0})
         out = {
             "era": g["era"], "stage": g["stage"], "phase": flow["phase"], "pace": g["pace"],
             "step": STEP_NAMES[g["step"]] if flow["phase"] == "action" else None,
             "initiative": g["initiative"], "turn_order": self.order(g) if g["beliefs"] else [],
             "youngest": list(g["youngest"]),
-            "players": [{"name": p, "belief": self._belief(g, p) or next((b for b, x in g["beliefs"].items() if x["player"] == p), None),
+            "players": [{"name": p, "belief": self._belief(g, p) or next((b for b in order if g["beliefs"][b]["player"] == p), None),
                          "colour": colours.get(self._belief(g, p) or "", ""),
                          "level": g["beliefs"][self._belief(g, p)]["level"] if self._belief(g, p) else None,
                          "alive": self._belief(g, p) is not None, "population": self.scores(state).get(p, 0)}
                         for p in g["seats"]],
             "beliefs": {b: {"player": x["player"], "name": self.tab.beliefs[b]["name"], "level": x["level"],
                             "alive": x["alive"], "limbo": x["limbo"], "colour": colours[b],
-                            "covenant": x.get("covenant"), "raptured": bool(x.get("raptured"))} for b, x in g["beliefs"].items()},
+                            "covenant": x.get("covenant"), "raptured": bool(x.get("raptured"))}
+                        for b, x in ((b, g["beliefs"][b]) for b in order)},
             # every living position with its controller and its beliefs (a covenant's two), in the ring's order
             "positions": [{"id": pos, "player": positions.controller(g, pos), "members": positions.members(g, pos),
                            "names": [self.tab.beliefs[m]["name"] for m in positions.members(g, pos)],
@@ -2154,7 +2162,7 @@ class FaithRules(Rules):
         if g.get("auction"):   # a live auction: stacks sit openly on the Power discs
             a = g["auction"]
             out["auction"] = {"kind": a["kind"], "current": a["current"], "turn": a["turn"],
-                              "in": list(a["remaining"]), "stacks": dict(a["stacks"])}
+                              "in": list(a["remaining"]), "stacks": dict(sorted(a["stacks"].items()))}
         ans = g.get("answering")
         if ans and ans["open"]:   # battles=sealed: the round's public facts (the answers are sealed)
             out["battles_asked"] = {"attacker": ans["pos"], "player": ans["player"], "asked": sorted(ans["asked"]),
@@ -2163,16 +2171,17 @@ class FaithRules(Rules):
                                                 for x in ans["actions"] if x["kind"] == "attack"]}
         if player is not None and player in g["seats"]:
             out["you"] = player
-            out["hand"] = dict(g["hands"][player])
+            out["hand"] = dict(sorted(g["hands"][player].items()))
             out["hand_total"] = hand_total(g, player)
-            out["standing"] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in g["standing"][player].items()}
-            mine = {p: n for p, n in g.get("bids", {}).items() if positions.controller(g, p) == player}
+            out["standing"] = {k: (dict(sorted(v.items())) if isinstance(v, dict) else v)
+                               for k, v in sorted(g["standing"][player].items())}
+            mine = {p: n for p, n in sorted(g.get("bids", {}).items()) if positions.controller(g, p) == player}
             if mine:
                 out["your_bids"] = mine
             if flow["phase"] == "setup":
-                out["your_choices"] = dict(g["choices"].get(player, {}))
+                out["your_choices"] = dict(sorted(g["choices"].get(player, {}).items()))
             if ans and ans["open"] and player in ans["asked"]:
-                out["your_answers"] = {h: dict(v) for h, v in ans["answers"].get(player, {}).items()}
+                out["your_answers"] = {h: dict(sorted(v.items())) for h, v in sorted(ans["answers"].get(player, {}).items())}
                 out["asked_about"] = list(ans["asked"][player])
         return out
 
