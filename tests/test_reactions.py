@@ -553,3 +553,25 @@ def test_lines_after_a_steal_asked_live_are_judged_for_each_answer_the_victim_ma
     host.resolve(db, ["r1"], turns=turns)
     unused = [e for e in events_of(db, "r1", 1) if e["type"] == "unused"]
     assert [e["text"] for e in unused] == ["form greek"]
+
+
+def test_a_line_after_a_question_asked_in_some_outcomes_only_is_judged_without_a_crash():
+    """engine._after_answer: outcomes in which no question was asked (dice before it) count for
+    the line as any other; the answers are named only where every allowing outcome had one."""
+    from pbem.core.errors import IllegalOrderError
+    from pbem.core.orders import Line, Order
+
+    line = Line(3, "play kama", [])
+    kama = Order(("play", "kama"), ("play", "kama"))
+    err = IllegalOrderError("'play kama': not now", "play kama", 3, 1)
+    why = ("not run: ...", "if bob blocks the steal", "bob")
+    other = ("not run: ...", "if bob lets the steal through", "bob")
+    mixed = [(kama, None, True, None), (None, err, True, why), (kama, None, True, other)]
+    r = engine._after_answer(line, mixed, [why, other], lambda: (None, err, True, why))
+    assert r.status == "accepted" and "legal only" not in r.reason
+    only = [(None, err, True, why), (kama, None, True, other)]
+    r = engine._after_answer(line, only, [why, other], lambda: (None, err, True, why))
+    assert r.status == "accepted" and "legal only if bob lets the steal through; not run" in r.reason
+    none = [(None, err, True, why), (None, err, True, other)]
+    r = engine._after_answer(line, none, [why, other], lambda: (None, err, True, why))
+    assert r.status == "rejected" and "'play kama': not now -- whatever bob answers" in r.reason

@@ -615,9 +615,12 @@ def _after_answer(line: Line, outcomes: list[tuple], waits: list[tuple], more) -
         told = type(err)(f"{head} -- whatever {waits[0][2]} answers{'; ' + hint if hint else ''}", err.text,
                          err.line, err.column)
         return LineResult(line.number, line.text, "rejected", reason=told.located(), error=_kind(err))
-    allowed = sorted({w[1] for _, w in legal})
+    # the answers that allow it, named when not every answer does (an outcome in which no
+    # question was asked -- dice before it made its order fail -- names none)
+    allowed = sorted({w[1] for _, w in legal if w is not None})
     labels = {w[1] for _, _, _, w in outcomes if w is not None}
-    only = f"legal only {' or '.join(allowed)}; " if set(allowed) != labels else ""
+    named = allowed and set(allowed) != labels and all(w is not None for _, w in legal)
+    only = f"legal only {' or '.join(allowed)}; " if named else ""
     return LineResult(line.number, line.text, "accepted", legal[0][0].text, reason=f"{ANSWER_REASON}{only}{why}")
 
 
