@@ -1,6 +1,7 @@
 """Faith: the acknowledgement a player reads gives each refusal its true reason and the rule's
-section (leftovers of the last stop): `convert`, `pogrom`, `slaughter` and `yield` said only
-"not legal now"; a god in limbo was told "(it is not your turn; ...)" after the limbo reason."""
+section (leftovers of the last stop): `convert`, `pogrom`, `slaughter`, `yield`, `assassinate`
+and the Phase 6 interventions said only "not legal now"; a god in limbo was told "(it is not
+your turn; ...)" after the limbo reason."""
 
 from __future__ import annotations
 
@@ -27,11 +28,13 @@ def scenario_state(name: str) -> dict:
     return state
 
 
-def game_at(db, turns, name: str, players: int = 2) -> None:
-    """A game f1 whose open turn holds the position of scenario `name`."""
+def game_at(db, turns, name: str, players: int = 2, change=None) -> None:
+    """A game f1 whose open turn holds the position of scenario `name` (`change`d, if given)."""
     host.new_game(db, "faith", "f1", PLAYERS[:players], seed="7", sched=schedule.make_schedule("72h", None, None),
                   turns=turns)
     state = scenario_state(name)
+    if change:
+        change(state["game"])
     number = read.game(db, "f1")["phase"]
     state["flow"]["number"] = number
     db["phases"].update(("f1", number), {"state": dumps(state), "state_hash": engine.state_hash(state),
@@ -101,3 +104,37 @@ def test_a_god_in_limbo_is_told_the_limbo_reason_alone(db, turns):
                "limbo]" in line, line
         assert "not your turn" not in line and "awaiting" not in line and "not legal now" not in line
     assert "accepted" in lines[4]
+
+
+def test_an_assassination_refused_says_why(db, turns):
+    game_at(db, turns, "independent-assassination-not-after-conversion")
+    lines = ack_lines(db, "ann", "convert 23 apostle pop egyptian", "assassinate 23 hero egyptian",
+                      "assassinate 24 hero egyptian")
+    assert "your apostle at 23 converted this era: an apostle used for a Conversion cannot assassinate in the same " \
+           "Era [6. Phase 5 Action Phase, 4. Battle: An apostle that already was used for a Conversion" in lines[1]
+    assert "you have no apostle at 24 to assassinate with [6. Phase 5 Action Phase, 4. Battle: Assassination" in lines[2]
+
+
+def test_an_intervention_refused_says_why(db, turns):
+    def poorer(g):
+        g["hands"]["ann"] = {"israelites": 12}
+    game_at(db, turns, "independent-levelup-costs-20-not-above-3", change=poorer)
+    [bob] = ack_lines(db, "bob", "levelup")
+    assert "'levelup': your belief is at level 3, the highest level (CHOICE 63) [4. c. The Map/Gameboard: Level " \
+           "indicator, from 1-3; CHOICE 63]" in bob
+    for order, reason, rule in [
+        ("levelup", "Renaissance Level Up costs 20 faith from your hand; it holds 12", "the cost of each Intervention"),
+        ("plague 23", "Plague costs 20 faith from your hand; it holds 12", "the cost of each Intervention"),
+        ("smite 23 pop egyptian", "there is no egyptian population at 23 for the Lightning Bolt to strike",
+         "Lightning Bolt/Smite"),
+    ]:
+        [line] = ack_lines(db, "ann", order)
+        assert f"'{order}': {reason}" in line and rule in line.rsplit("[", 1)[1], line
+        assert "not legal now" not in line
+    for order, reason, rule in [   # bob can pay for them
+        ("plague 66", "there is nothing at 66 for the Plague to destroy", "Plague (destroys all counters"),
+        ("abundance 23", "23 is green already: Abundance turns a brown or standard hex green", "Abundance (turns it"),
+    ]:
+        [line] = ack_lines(db, "bob", order)
+        assert f"'{order}': {reason}" in line and rule in line.rsplit("[", 1)[1], line
+        assert "not legal now" not in line

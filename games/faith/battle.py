@@ -283,6 +283,25 @@ def assassinate_orders(g: dict, belief: str) -> list[tuple]:
     return out
 
 
+def assassinate_check(g: dict, belief: str, hid: str, kind: str, owner: str) -> str | None:
+    """Why `belief` cannot `assassinate HID KIND OWNER` now (None: it can), as
+    assassinate_orders lists them: an apostle of its own there, not used for a Conversion this
+    era (L592), a target there other than the assassin."""
+    mine = units_at(g, hid, belief, "apostle")
+    if not mine:
+        return f"you have no apostle at {hid} to assassinate with"
+    free = [u for u in mine if g["units"][u]["conv"] != g["era"]]
+    if not free:
+        return (f"your apostle at {hid} converted this era: an apostle used for a Conversion cannot assassinate "
+                f"in the same Era")
+    targets = [u for u in units_at(g, hid, owner, kind) if u != free[0]]
+    if not targets:
+        if kind == "apostle" and owner == belief and units_at(g, hid, owner, kind):
+            return f"your apostle at {hid} cannot assassinate itself"
+        return f"there is no {owner} {kind.replace('_', ' ')} at {hid} to assassinate"
+    return None
+
+
 def assassinate(tab: Tables, g: dict, belief: str, hid: str, kind: str, owner: str, rng) -> list[dict]:
     era = g["era"]
     apostle = next(u for u in units_at(g, hid, belief, "apostle") if g["units"][u]["conv"] != era)

@@ -61,6 +61,39 @@ def divine_orders(tab: Tables, g: dict, player: str, belief: str) -> list[tuple]
     return out
 
 
+NAMES = {"levelup": "Renaissance Level Up", "smite": "a Lightning Bolt", "plague": "Plague", "miracle": "a Miracle",
+         "calling": "a Calling", "pestilence": "Pestilence", "abundance": "Abundance"}
+
+
+def divine_check(tab: Tables, g: dict, player: str, belief: str, verb: str, args: tuple) -> str | None:
+    """Why `belief` cannot call down the enumerated intervention `verb` (args: HEX, or HEX KIND
+    OWNER for a Lightning Bolt) now, as divine_orders lists them (None: it can). The hex is a
+    land or seaway hex (checked by the caller)."""
+    cost = costs(tab)[verb]
+    hand = hand_total(g, player)
+    if hand < cost:
+        return f"{NAMES[verb]} costs {cost} faith from your hand; it holds {hand}"
+    if verb == "levelup" and level(g, belief) >= 3:
+        return "your belief is at level 3, the highest level (CHOICE 63)"
+    if verb in ("miracle", "calling"):
+        kind = "prophet" if verb == "miracle" else "high_priest"
+        if count_units(g, belief, kind) >= tab.units[kind]["limit"]:
+            many = "Prophets" if verb == "miracle" else "High Priests"
+            return f"all your {tab.units[kind]['limit']} {many} are in play"
+    hid = args[0] if args else None
+    if verb == "abundance" and g["hexes"][hid]["t"] == "fertile":
+        return f"{hid} is green already: Abundance turns a brown or standard hex green"
+    if verb == "plague" and not (total_pop(g, hid) or units_at(g, hid)):
+        return f"there is nothing at {hid} for the Plague to destroy"
+    if verb == "smite":
+        _, kind, owner = args
+        here = sum(pop_of(g, hid, owner)) if kind == "pop" else units_at(g, hid, owner, kind)
+        if not here:
+            what = "population" if kind == "pop" else kind.replace("_", " ")
+            return f"there is no {owner} {what} at {hid} for the Lightning Bolt to strike"
+    return None
+
+
 def apotheosis_check(tab: Tables, g: dict, player: str, belief: str, n: int, owner: str, hid: str) -> str | None:
     if positions.lead(g, owner) == positions.lead(g, belief) or owner == INFIDEL or owner not in g["beliefs"]:
         return "Apotheosis takes another god's population (not your own, not infidels)"

@@ -87,7 +87,7 @@ from pbem.core.orders import Grammar, Order
 from pbem.core.rng import Rng
 
 from . import auction, bot, contests, duels, hands, jihad, limbo, negotiation, positions, responses
-from .battle import assassinate, assassinate_orders, resolve_battle
+from .battle import assassinate, assassinate_check, assassinate_orders, resolve_battle
 from .conversion import (
     CONVERTS,
     convert,
@@ -100,7 +100,8 @@ from .conversion import (
     slaughter_check,
     slaughter_orders,
 )
-from .divine import apotheosis_check, divine_orders, intervene
+from .divine import NAMES as POWER_NAMES
+from .divine import apotheosis_check, divine_check, divine_orders, intervene
 from .movement import KINDS as MOVE_KINDS
 from .movement import allowance, check_path, find_path, movable, move
 from .population import (
@@ -959,6 +960,14 @@ class FaithRules(Rules):
             why = self._why_step_3(state, player, typed[0], typed[1:])
             if why:
                 return why
+        if typed[0] == "assassinate" and asked:
+            why = self._why_assassinate(state, player, typed[1:])
+            if why:
+                return why
+        if typed[0] in POWER_NAMES and asked:
+            why = self._why_divine(state, player, typed[0], typed[1:])
+            if why:
+                return why
         if typed[0] == "yield" and asked and len(typed) == 2:
             if phase != "duel":
                 return "`yield HEX` answers a duel of heroes (the end of the Divine Power phase); no duel is open now"
@@ -1020,6 +1029,60 @@ class FaithRules(Rules):
             reasons = [pogrom_check(self.tab, g, b, hid, target, owner) for b in own]
         else:
             reasons = [slaughter_check(self.tab, g, b, hid, kind, owner) for b in own]
+        return next((r for r in reasons if r), None) if all(reasons) else None
+
+    def _own_for(self, g: dict, player: str, args: list[str]) -> tuple[list[str], list[str]]:
+        """The beliefs a line may act for (its trailing `for BELIEF`, else every actor) and its
+        arguments without that tail."""
+        own = self.actors(g, player)
+        if len(args) >= 2 and args[-2] == "for":
+            return positions.named(args[-1], own), args[:-2]
+        return own, args
+
+    def _why_assassinate(self, state, player, args: list[str]) -> str | None:
+        """Why `assassinate HEX KIND OWNER` [for BELIEF] is not legal: its turn (4. Movement and
+        battle), then battle.assassinate_check for every belief of the player's."""
+        g = state["game"]
+        if state["flow"]["phase"] != "action":
+            return "'assassinate' is an order of the Action phase (its Movement and Battle turn)"
+        if not self._can_step(g, 3):
+            return ("it is not yet the Movement and Battle turn" if g["step"] < 3
+                    else "the Movement and Battle turn is over")
+        own, args = self._own_for(g, player, args)
+        if len(args) != 3 or not own:
+            return None
+        try:
+            hid = self._hex(args[0])
+            kind = self._kind(args[1], UNIT_KINDS)
+            owner = self._owner(g, args[2])
+        except OrderError as err:
+            return err.message
+        reasons = [assassinate_check(g, b, hid, kind, owner) for b in own]
+        return next((r for r in reasons if r), None) if all(reasons) else None
+
+    def _why_divine(self, state, player, verb: str, args: list[str]) -> str | None:
+        """Why an enumerated intervention (`levelup`, `smite HEX KIND OWNER`, `plague HEX`, ...)
+        [for BELIEF] is not legal: its phase, one intervention an era, the hex, then
+        divine.divine_check for every belief of the player's."""
+        g = state["game"]
+        if state["flow"]["phase"] != "divine":
+            return f"'{verb}' is an order of the Divine Power phase"
+        own, args = self._own_for(g, player, args)
+        acted = self._acted(g, player)
+        if own and all(positions.lead(g, b) in acted for b in own):
+            return "you have chosen your intervention of this era already: ONE intervention per Era"
+        own = [b for b in own if positions.lead(g, b) not in acted]
+        if len(args) != (0 if verb == "levelup" else 3 if verb == "smite" else 1) or not own:
+            return None
+        try:
+            typed = [self._hex(args[0])] if args else []
+            if verb == "smite":
+                typed += [self._kind(args[1], ("pop", *UNIT_KINDS)), self._owner(g, args[2])]
+        except OrderError as err:
+            return err.message
+        if typed and self.world.hexes[typed[0]].printed == "sea":
+            return f"{typed[0]} is dark sea: no intervention reaches it"
+        reasons = [divine_check(self.tab, g, player, b, verb, tuple(typed)) for b in own]
         return next((r for r in reasons if r), None) if all(reasons) else None
 
     def _why_raise(self, g: dict, player: str, args: list[str]) -> str | None:
