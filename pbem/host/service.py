@@ -311,6 +311,10 @@ class Ack:
                        "READY alone (with your PASSWORD): it makes the orders on file ready and replaces nothing.")
         if rejected and self.confirmed:
             out.append("READY: you take these orders as they are; the rejected lines will be skipped when the turn is resolved.")
+        elif rejected and not self.asked:  # (finding 04: no turn waits for a player it does not ask)
+            out.append("You are not asked for orders this turn, so the turn does not wait for you: the rejected lines are "
+                       "skipped and the accepted ones kept (no READY is needed). Send again to change them; nothing "
+                       "more is needed from you until you are asked.")
         elif rejected:
             out.append("You are NOT READY while lines are rejected: the turn waits for your corrected orders until its "
                        "deadline (then the rejected lines are skipped). To keep these orders as they are, send a line "
@@ -459,8 +463,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
                      and (rule := citations.cite_reason(rules.data, r.reason, r.text))}  # issue 18
         ack.status = "accepted" if all(r.status in ("accepted", "ignored") for r in ack.lines) else "partial"
         ack.confirmed = script.ready or trusted or bool(ack.confirms)  # the GM's own entries (and bot seats) are taken as they are
-        if not ack.lines:  # an empty submission: default orders only for a player asked this turn
-            ack.asked = player in _asked(db, rules, game, kept)
+        if not ack.lines or ack.status == "partial":  # an empty submission: default orders only for a player asked
+            ack.asked = player in _asked(db, rules, game, kept)  # this turn; a rejected line: does the turn wait?
             earlier = len(read_script(decode(on_file["raw"])).lines) if on_file and not ack.confirms else 0
             if earlier:  # (its acknowledgement says what it replaced, and how to keep it instead)
                 ack.replaces = {"id": on_file["id"], "received": on_file["received"], "lines": earlier}
