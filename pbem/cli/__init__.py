@@ -359,6 +359,8 @@ def rollback(
     The turns after N are set aside (kept in archive tables), every submission stays, and
     the next `pbem resolve` replays from turn N. A game with a schedule gets a fresh
     deadline for turn N (its own has passed), so players may send new orders before it.
+    A finished game is refused: its seed was revealed at its end, so play resumed from it
+    would have no hidden information left (every hand, the deck order, every die).
 
     Example: pbem rollback athens-1 --to 4
     """

@@ -872,12 +872,24 @@ def _resolve_batch(db, games: list[str], at: list[int], force: bool, turns, max_
         raise failure
 
 
+def seed_revealed_refusal(game: dict, doing: str) -> str:
+    """Why a finished game is never played on (finding 02): its seed was revealed at its end."""
+    return (f"game '{game['id']}' is over and its seed was revealed when it ended (in the game-over reports and "
+            f"notice, `pbem status` and the site): with it anyone can work out every hand, the deck order and every "
+            f"die of any turn played from now on, so the game cannot {doing} and be played on with it. Nothing was "
+            f"changed. To play a position again, start a new game (`pbem new`: a new, secret seed)")
+
+
 def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS) -> dict:
     """Set a game back to the opening of turn `to` (the GM fixes a mistake). The phases,
     events and reports after it are moved to archive tables, kept; every submission stays,
-    so resolving again replays from turn `to` with the orders that were in (plus any new)."""
+    so resolving again replays from turn `to` with the orders that were in (plus any new).
+    A finished game is refused (finding 02): its seed was revealed at its end, and play
+    resumed with a known seed would have no hidden information left."""
     with store.write_transaction(db):
         game = _game(db, game_id)
+        if game["status"] == "finished":
+            raise PbemError(seed_revealed_refusal(game, f"roll back to turn {to}"))
         if not 1 <= to <= game["phase"]:
             raise PbemError(f"game '{game_id}' has turns 1 to {game['phase']}; cannot roll back to {to}")
         if to == game["phase"]:
