@@ -21,7 +21,9 @@ def press(
 
     The GM's press is signed "the GM", goes out at once through the outbox (`pbem send`
     delivers it) and is listed in the recipients' next turn report; press to all is public
-    and appears on the site. --list shows every message of the game, private and grey ones
+    and appears on the site. Press to a seat nobody reads (vacant, or a bot's with no
+    address) is refused; the mails queued are counted, and a reader who gets none (no
+    address) is named. --list shows every message of the game, private and grey ones
     with their real sender: it is for the GM's eyes.
 
     Example: pbem press athens-1 --to all notice.txt
@@ -58,7 +60,9 @@ def press(
                 text = fh.read(host_press.MAX_CHARS * 4 + 1)
         except (OSError, UnicodeDecodeError) as err:
             _fail(f"cannot read {file}: {getattr(err, 'strerror', None) or err}")
-    sent = host_press.send(_store(), game_id, None, to, text, source="cli")
+    db = _store()
+    sent = host_press.send(db, game_id, None, to, text, source="cli")
     to_text = "all" if sent["recipients"] is None else ", ".join(sent["recipients"])
+    why = host_press.no_mail(db, sent["game_id"], sent)
     typer.echo(f"{sent['game_id']}: press #{sent['id']} from the GM to {to_text}: {len(sent['outbox'])} mail(s) queued "
-               "(`pbem send` delivers them)")
+               "(`pbem send` delivers them)" + (f"; {why}" if why else ""))

@@ -72,6 +72,38 @@ def parse_recipients(spec: str | list[str] | None, names: list[str],
     return out
 
 
+def unread_seat(seat: dict) -> str | None:
+    """Why nobody reads what is sent to a seat -- vacant, or played by a bot with no address
+    (its player resigned, or the GM gave it to a bot) -- or None when somebody does."""
+    if seat.get("email"):
+        return None
+    if seat.get("vacant"):
+        return "is vacant: its player left the game and nobody has taken it over"
+    if seat.get("bot"):
+        return "is played by a bot, which reads no press"
+    return None
+
+
+def no_mail(db, game_id: str, sent: dict) -> str:
+    """Why a press `send` stored queued no mail to some of its readers (or to none): the
+    recipients without an address read it in their next turn report; public press with no
+    player or observer address at all is on the site and in the reports only. '' when every
+    reader got a mail."""
+    seated = read.players(db, game_id)
+    readers = [p for p in seated if p["name"] != sent["sender"]
+               and (sent["recipients"] is None or p["name"] in sent["recipients"]) and not unread_seat(p)]
+    without = [p["name"] for p in readers if not p.get("email")]
+    if sent["outbox"] and not without:
+        return ""
+    if sent["recipients"] is None and not sent["outbox"]:
+        return ("no player or observer has a mail address" + (f" ({', '.join(without)})" if without else "")
+                + ": listed in the next turn reports and on the site")
+    if without:
+        return (f"{', '.join(without)} {'has' if len(without) == 1 else 'have'} no mail address: "
+                "listed in the next turn report")
+    return ""
+
+
 def _observers(db, game_id: str) -> list[str]:
     """The addresses of a game's observers (they read public press like the public report)."""
     return read.observers(db, game_id)
@@ -135,6 +167,12 @@ def send(db, game_id: str, sender: str | None, to: str | list[str] | None, text:
     recipients = parse_recipients(to, names, persons)
     if recipients is not None and recipients == [who]:
         raise PbemError("this press is addressed to yourself only: nothing was sent")
+    if recipients is not None:  # finding 08: a seat nobody plays reads nothing (its mail and its report go nowhere)
+        empty = [(p["name"], nobody) for p in seated if p["name"] in recipients and (nobody := unread_seat(p))]
+        if empty:
+            why = "; ".join(f"{name}'s seat {nobody}" for name, nobody in empty)
+            raise PbemError(f"nobody reads press to {', '.join(n for n, _ in empty)}: {why}. Nothing was sent"
+                            + (" (send it again to the others only)" if len(empty) < len(recipients) else ""))
     body = _clean(text)
     if not body.strip():
         raise PbemError("the press is empty: write the message between the PRESS line and ENDPRESS")

@@ -84,7 +84,8 @@ With your PASSWORD, from your registered address:
                         player still playing sends the same in one turn
   - PRESS TO name[,name]
                         a private message to those players: your lines,
-                        then a line ENDPRESS
+                        then a line ENDPRESS (refused for a seat nobody
+                        plays: vacant, or a bot's)
   - PRESS TO ALL        the same, public: players, observers and the site
 
 From your registered address, no password needed:
@@ -559,7 +560,8 @@ def press(m: Incoming) -> Answer:
     who = "everyone (public press)" if sent["recipients"] is None else ", ".join(sent["recipients"])
     grey = " anonymously (grey press)" if sent["grey"] else ""
     lines = len(sent["body"].split("\n"))
-    return Answer(True, f"press of {plural(lines, 'line')} sent{grey} to {who}.",
+    why = host_press.no_mail(m.db, m.game_id, sent)
+    return Answer(True, f"press of {plural(lines, 'line')} sent{grey} to {who}" + (f" ({why})." if why else "."),
                   f"press to {'all' if sent['recipients'] is None else ','.join(sent['recipients'])}")
 
 
