@@ -7,10 +7,28 @@ across a round of turns, 09 a rollback across a `pbem join` (Faith)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 
 import pytest
-from test_controls_cli import clean_failure, run  # noqa: F401  (the fixture)
+from faith_helpers import autoplay_to
+from test_controls_cli import PBEM, clean_failure
+
+
+@pytest.fixture
+def run(tmp_path):
+    """The installed `pbem ARGS...` against a store in tmp_path (`now`: PBEM_NOW)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    env.update(PBEM_DB=str(tmp_path / "pbem.db"), PBEM_TURNS=str(tmp_path / "turns"), PBEM_NOW="2026-12-01T10:00:00Z",
+               PBEM_FROM="judge@example.org")
+
+    def pbem(*args, now=None, input=None):
+        return subprocess.run([PBEM, *map(str, args)], check=False, capture_output=True, text=True, cwd=tmp_path,
+                              timeout=120, input=input, env={**env, **({"PBEM_NOW": now} if now else {})})
+
+    pbem.db, pbem.cwd = str(tmp_path / "pbem.db"), tmp_path
+    return pbem
 
 
 def _finished(run, gid, *extra):
@@ -46,3 +64,28 @@ def test_a_game_ended_by_the_gm_is_not_rolled_back(run):
     assert "A finished game is refused" in run("rollback", "--help").stdout
     r = run("replay", "o2", "--verify")
     assert r.returncode == 0 and "every hash matches" in r.stdout
+
+
+# --- 09: a rollback across a `pbem join` -------------------------------------------------------
+
+def test_a_rollback_to_before_a_join_is_refused_and_one_to_the_join_turn_replays(run):
+    """Faith takes a new god in its Negotiation phase (`pbem join`). A rollback to a turn
+    before the join is refused with the reason and the turn to go to instead (it used to drop
+    the seat from the game when play went on and fail `replay --verify`); one to the join's own
+    turn keeps the seat and the store replays, hash for hash, after play goes on."""
+    assert run("new", "faith", "f1", "-p", "a", "-p", "b", "-p", "c", "--seed", "31").returncode == 0
+    db, joined = autoplay_to(run, "f1", "negotiation", most=60)
+    r = run("join", "f1", "newbie")
+    assert r.returncode == 0, r.stderr
+    assert run("autoplay", "f1", "--max-phases", "3", "--force").returncode == 0
+    clean_failure(run, ("rollback", "f1", "--to", joined - 2),
+                  f"game 'f1': a new seat joined after turn {joined - 2} (newbie in turn {joined}, `pbem join`)")
+    r = run("rollback", "f1", "--to", joined - 2)
+    assert f"Roll back to turn {joined} or later" in r.stderr
+    r = run("rollback", "f1", "--to", joined)
+    assert r.returncode == 0 and f"back at turn {joined}" in r.stdout, r.stderr
+    assert run("autoplay", "f1", "--max-phases", "4", "--force").returncode == 0
+    st = json.loads(run("status", "f1", "--json").stdout)["games"][0]
+    assert "newbie" in st["scores"]
+    r = run("replay", "f1", "--verify")
+    assert r.returncode == 0 and "every hash matches" in r.stdout, r.stdout + r.stderr

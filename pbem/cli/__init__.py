@@ -360,7 +360,8 @@ def rollback(
     the next `pbem resolve` replays from turn N. A game with a schedule gets a fresh
     deadline for turn N (its own has passed), so players may send new orders before it.
     A finished game is refused: its seed was revealed at its end, so play resumed from it
-    would have no hidden information left (every hand, the deck order, every die).
+    would have no hidden information left (every hand, the deck order, every die). So is a
+    turn before a seat added by `pbem join` (go back to the join's turn at the earliest).
 
     Example: pbem rollback athens-1 --to 4
     """

@@ -176,7 +176,8 @@ def join_running(
     """Add a seat for a new player to a running game, when its rules take one (Faith: a new
     god joins in the Negotiation phase and founds a belief there). The newcomer gets a
     password and the open turn's report; everyone is told. `pbem replay` and the published
-    record add the seat at the turn it joined in.
+    record add the seat at the turn it joined in; `pbem rollback` goes back to that turn at
+    the earliest.
 
     Example: pbem join faith-1 erin:erin@example.org
     """

@@ -885,7 +885,8 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
     events and reports after it are moved to archive tables, kept; every submission stays,
     so resolving again replays from turn `to` with the orders that were in (plus any new).
     A finished game is refused (finding 02): its seed was revealed at its end, and play
-    resumed with a known seed would have no hidden information left."""
+    resumed with a known seed would have no hidden information left. So is a turn before a
+    seat added by `pbem join` (finding 09): the rules took it in its turn's position."""
     with store.write_transaction(db):
         game = _game(db, game_id)
         if game["status"] == "finished":
@@ -894,6 +895,16 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
             raise PbemError(f"game '{game_id}' has turns 1 to {game['phase']}; cannot roll back to {to}")
         if to == game["phase"]:
             raise PbemError(f"game '{game_id}' is already at turn {to}")
+        # finding 09: a seat added by `pbem join` is part of the position of its turn and those
+        # after it; played again from an earlier turn, the game would have no place for it
+        # while the store keeps it (and `pbem replay`, which adds it at its turn, would differ)
+        later = sorted((p["joined"], p["name"]) for p in _players(db, game_id) if p.get("joined") and p["joined"] > to)
+        if later:
+            first = later[0][0]
+            who = ", ".join(f"{name} in turn {turn}" for turn, name in later)
+            raise PbemError(f"game '{game_id}': a new seat joined after turn {to} ({who}, `pbem join`); played again "
+                            f"from turn {to} the game would have no place for it. Roll back to turn {first} or later "
+                            "(the seat stays, its turn's orders are taken again). Nothing was changed")
         rb = db["rollbacks"].insert({"game_id": game_id, "to_phase": to, "from_phase": game["phase"],
                                      "at": schedule.iso(schedule.now())}).last_pk
         moved = {}
