@@ -89,3 +89,63 @@ def test_a_rollback_to_before_a_join_is_refused_and_one_to_the_join_turn_replays
     assert "newbie" in st["scores"]
     r = run("replay", "f1", "--verify")
     assert r.returncode == 0 and "every hash matches" in r.stdout, r.stdout + r.stderr
+
+
+# --- 03: a WAIT (and a vote) leaves with the person who sent it ----------------------------------
+
+def _mail(run, name: str, sender: str, body: str) -> str:
+    from test_new_gm import eml
+
+    r = run("ingest", eml(run.cwd, name, sender, body, subject="Re: [d1] turn 1 report"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def _bodies(run, to: str) -> list[str]:
+    from test_new_gm import outbox_bodies
+
+    return outbox_bodies(run.cwd, to=to)
+
+
+def _deity(run, *players) -> dict[str, str]:
+    r = run("new", "deity", "d1", "--seed", "5", *[a for p in players for a in ("-p", f"{p}:{p}@example.org")],
+            "--every", "48h")
+    assert r.returncode == 0, r.stderr
+    return dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+
+
+def _starts(run, seat: str) -> str:
+    """Every starting hex the seat's order form offers, as its list of preferences."""
+    report = run("report", "d1", "--player", seat).stdout
+    return "\n".join(m for m in re.findall(r"^#   (start \S+)$", report, re.MULTILINE))
+
+
+def test_a_wait_leaves_with_a_player_who_resigns(run):
+    pw = _deity(run, "ann", "bob", "cat")
+    _mail(run, "w1", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nWAIT")
+    _mail(run, "w2", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nRESIGN")
+    assert "Your WAIT for turn 1 is withdrawn." in _bodies(run, "bob@example.org")[-1]
+    told = [b for b in _bodies(run, "ann@example.org") if "has resigned" in b]
+    assert told and "Their WAIT for turn 1 is withdrawn." in told[-1], told
+    assert json.loads(run("status", "d1", "--json").stdout)["games"][0]["waiting"] == []
+    _mail(run, "w3", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\n{_starts(run, 'ann')}")
+    _mail(run, "w4", "cat@example.org", f"PLAYER cat\nPASSWORD {pw['cat']}\n{_starts(run, 'cat')}")
+    r = run("resolve", "--all")
+    assert "d1 turn 1: resolved" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_wait_leaves_with_a_player_the_gm_replaces_and_the_newcomer_is_told(run):
+    pw = _deity(run, "ann", "bob")
+    _mail(run, "r1", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\nWAIT")
+    r = run("replace", "d1", "ann", "zed:zed@example.org")
+    assert r.returncode == 0, r.stderr
+    zed = r.stdout.split()[-1]
+    welcome = _bodies(run, "zed@example.org")[-1]
+    assert "ann's WAIT for turn 1 is withdrawn. Send WAIT (or DRAW, CONCEDE) yourself if you want one." in welcome
+    assert "Your WAIT for turn 1 is withdrawn." in _bodies(run, "ann@example.org")[-1]
+    told = [b for b in _bodies(run, "bob@example.org") if "zed plays the seat ann" in b][-1]
+    assert "ann's WAIT for turn 1 is withdrawn. A WAIT or a vote is its sender's own" in told, told
+    _mail(run, "r2", "zed@example.org", f"PLAYER zed\nPASSWORD {zed}\n{_starts(run, 'ann')}")
+    _mail(run, "r3", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\n{_starts(run, 'bob')}")
+    r = run("resolve", "--all")
+    assert "d1 turn 1: resolved" in r.stdout, r.stdout + r.stderr

@@ -508,6 +508,36 @@ def waiting(db, game_id: str, number: int) -> list[str]:
                                      [game_id, number]).fetchall()]
 
 
+def drop_seat_flags(db, game: dict, seat: str) -> list[str]:
+    """What the person leaving `seat` had said for it that is theirs, not the seat's (finding
+    03): their WAIT (it held the turn for them) and their DRAW/CONCEDE vote. Deleted, inside
+    the caller's transaction, when the person playing the seat changes (a resignation, a
+    replacement, a bot taking over); returns what was withdrawn, as words for the notices
+    ("WAIT for turn 3", "vote for a draw"; see `withdrawn`). The seat's orders stay: they are
+    its orders."""
+    gone = []
+    for (number,) in db.execute("select phase from waits where game_id = ? and player = ? and phase >= ? order by phase",
+                                [game["id"], seat, game["phase"]]).fetchall():
+        gone.append(f"WAIT for turn {number}")
+    for (kind,) in db.execute("select kind from proposals where game_id = ? and player = ? order by phase",
+                              [game["id"], seat]).fetchall():
+        words = "vote for a draw" if kind == "draw" else "concession"
+        if words not in gone:
+            gone.append(words)
+    db.execute("delete from waits where game_id = ? and player = ?", [game["id"], seat])
+    db.execute("delete from proposals where game_id = ? and player = ?", [game["id"], seat])
+    return gone
+
+
+def withdrawn(gone: list[str], whose: str) -> str:
+    """The sentence for what `drop_seat_flags` withdrew: "Your WAIT for turn 3 is withdrawn."
+    ('' when nothing was)."""
+    if not gone:
+        return ""
+    what = gone[0] if len(gone) == 1 else ", ".join(gone[:-1]) + " and " + gone[-1]
+    return f"{whose} {what} {'is' if len(gone) == 1 else 'are'} withdrawn."
+
+
 def absent(db, game_id: str, player: str, start, end) -> str:
     """Declare an absence (dates, or times, in the game's zone; a date alone covers that whole
     day). Within the game's `absences` allowance (days per player), a deadline falling inside

@@ -188,6 +188,7 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
     with db.atomic():
         db["players"].update((game["id"], seat["name"]), {"person": None if person == seat["name"] else person,
                                                          "email": addr, "password": password, "bot": 0, "vacant": 0})
+        gone = controls.drop_seat_flags(db, game, seat["name"])  # finding 03: the WAIT and vote were `before`'s
         _history(db, game["id"], seat["name"], "replaced", dumps({"person": before, "email": seat.get("email")}),
                  dumps({"person": person, "email": addr}))
         record_action(db, game["id"], by=by, action="replace", detail=f"seat {seat['name']}: {before} -> {person}",
@@ -195,12 +196,15 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
         announce(db, game["id"], subject=f"{seat['name']} has a new player",
                  text=f"From turn {game['phase']}, {person} plays the seat {seat['name']} in game {game['id']} "
                       f"(it was {'a bot' if seat.get('bot') else 'vacant' if seat.get('vacant') else before}).\n"
+                      + (controls.withdrawn(gone, f"{before}'s") + " A WAIT or a vote is its sender's own; "
+                         f"{person} sends their own if they want one.\n" if gone else "")
                       + (f"Reason: {reason}\n" if reason else ""))
         if old_addr and (not addr or old_addr.lower() != addr.lower()):  # the player replaced is told too (no password)
             outbox.queue(db, kind="notice", to_addr=old_addr, subject=f"[{game['id']}] you no longer play {seat['name']}",
                          body=f"The GM has given the seat {seat['name']} in game {game['id']} to {person} from turn "
                               f"{game['phase']}; your password for it no longer works and this address gets no more "
-                              "of its mail.\n" + (f"Reason: {reason}\n" if reason else "")
+                              "of its mail.\n" + (controls.withdrawn(gone, "Your") + "\n" if gone else "")
+                              + (f"Reason: {reason}\n" if reason else "")
                               + "If you did not expect this, tell the GM.\n" + outbox.footer(game["id"]),
                          game_id=game["id"], phase=game["phase"], player=seat["name"])
         if addr:
@@ -209,7 +213,9 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
                     f"from turn {game['phase']}.\nYour password: {password}\n"
                     f"Put it on the PASSWORD line of your orders (with PLAYER {seat['name']}); keep it to yourself.\n"
                     f"Earlier turns: send HISTORY {game['id']} [TURN] for their public reports"
-                    " (the game's pages on the GM's site show them too).\n\n"
+                    " (the game's pages on the GM's site show them too).\n"
+                    + (f"{controls.withdrawn(gone, before + chr(39) + 's')} Send WAIT (or DRAW, CONCEDE) yourself if "
+                       "you want one.\n" if gone else "") + "\n"
                     "Your latest report follows.\n\n" + latest)
             outbox.queue(db, kind="report", to_addr=addr, subject=f"[{game['id']}] you play {seat['name']}: turn {game['phase']} report",
                          body=body + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=seat["name"])
@@ -295,15 +301,18 @@ def resign(db, game_id: str, player: str, gm: str | None = None) -> str:
     leaves = "a bot plays it from now on" if policy == "bot" else "it is vacant: the default orders are used each turn"
     with db.atomic():
         db["players"].update((game["id"], seat["name"]), {**flags, "email": None, "password": new_password()})
+        gone = controls.drop_seat_flags(db, game, seat["name"])  # finding 03: their WAIT and vote leave with them
         _history(db, game["id"], seat["name"], "resigned", dumps({"person": seat.get("person") or seat["name"],
                                                                   "email": seat.get("email")}), policy)
         record_action(db, game["id"], by=f"player:{seat['name']}", action="resign", detail=f"seat {seat['name']}: {policy}")
         announce(db, game["id"], subject=f"{seat['name']} resigned",
-                 text=f"{shown(seat)} has resigned from game {game['id']} at turn {game['phase']}; {leaves}.\n")
+                 text=f"{shown(seat)} has resigned from game {game['id']} at turn {game['phase']}; {leaves}.\n"
+                      + (controls.withdrawn(gone, "Their") + "\n" if gone else ""))
         tell_gm(db, game["id"], f"{seat['name']} resigned",
                 f"{shown(seat)} resigned from game {game['id']} at turn {game['phase']}; the seat is now {policy}.\n"
                 f"`pbem replace {game['id']} {seat['name']} NEWNAME[:EMAIL]` gives it to a new player.\n", fallback=gm)
-    return f"RESIGN: you have left game {game['id']}; seat {seat['name']} is now {'a bot' if policy == 'bot' else 'vacant'}. Thank you for playing."
+    return (f"RESIGN: you have left game {game['id']}; seat {seat['name']} is now {'a bot' if policy == 'bot' else 'vacant'}. "
+            + (controls.withdrawn(gone, "Your") + " " if gone else "") + "Thank you for playing.")
 
 
 def set_bot(db, game_id: str, player: str, bot: bool, *, by: str = "gm", reason: str | None = None) -> dict:
@@ -320,11 +329,13 @@ def set_bot(db, game_id: str, player: str, bot: bool, *, by: str = "gm", reason:
                         "NEWNAME[:EMAIL]` gives it to a person")
     with db.atomic():
         db["players"].update((game["id"], seat["name"]), {"bot": int(bool(bot)), "vacant": 0})
+        gone = controls.drop_seat_flags(db, game, seat["name"]) if bot else []  # finding 03: a bot sends neither
         _history(db, game["id"], seat["name"], "bot" if bot else "human", None, None)
         record_action(db, game["id"], by=by, action="bot" if bot else "human", detail=f"seat {seat['name']}", reason=reason)
         announce(db, game["id"], subject=f"{seat['name']} is {'a bot' if bot else 'played by a person again'}",
                  text=(f"From turn {game['phase']}, a bot plays {shown(seat)} in game {game['id']}: its orders are made "
-                       "by the computer at each resolution.\n") if bot else
+                       "by the computer at each resolution.\n" + (controls.withdrawn(gone, "The player's") + "\n" if gone else ""))
+                      if bot else
                       f"From turn {game['phase']}, {shown(seat)} plays their own seat in game {game['id']} again.\n")
     return {"game": game["id"], "player": seat["name"], "bot": bool(bot)}
 
