@@ -138,3 +138,40 @@ def test_an_intervention_refused_says_why(db, turns):
         [line] = ack_lines(db, "bob", order)
         assert f"'{order}': {reason}" in line and rule in line.rsplit("[", 1)[1], line
         assert "not legal now" not in line
+
+
+def test_a_flip_refused_says_why(db, turns):
+    game_at(db, turns, "powerup-level-one-three-a-flip-and-free-flips")
+    lines = ack_lines(db, "ann", "flip 4 24", "flip free", "flip free", "flip 3 24", "flip 1 24", "flip 1 25", "flip 0 24")
+    assert "'flip 4 24': you have 3 pacified chips at 24 to flip: `flip 3 24` flips them all" in lines[0]
+    assert lines[0].endswith("[6. Phase 3 Power-Up (Power Generation) Phase: pacified chips are flipped]")
+    assert "accepted" in lines[1]
+    assert "'flip free': you have taken your free flips this Power-Up already" in lines[2]
+    assert "accepted" in lines[3]
+    assert "'flip 1 24': you have no pacified chips at 24 to flip (3 in unrest there, which cannot flip)" in lines[4]
+    assert lines[4].endswith("[6. Phase 3 Power-Up (Power Generation) Phase: pacified chips are flipped]")
+    assert "'flip 1 25': you have no pacified chips at 25 to flip;" in lines[5] and "[6. Phase 3 Power-Up" in lines[5]
+    assert "'flip 0 24': flip at least 1 chip" in lines[6]
+    assert not any("not legal now" in ln for ln in lines)
+
+
+def test_a_line_for_a_belief_the_god_does_not_act_for_or_badly_written_says_why(db, turns):
+    game_at(db, turns, "independent-conversion-who-converts-what")
+    lines = ack_lines(db, "ann", "convert 23 apostle knight egyptian for israelites",
+                      "convert 23 high_priest pop egyptian for egyptian", "convert 23 high_priest pop egyptian c4 x")
+    assert "you act for one belief, the israelites: write the line without `for israelites`" in lines[0]
+    assert lines[0].endswith("[6. Phase 2 Negotiation Phase: two separate beliefs; CHOICE 110]")
+    assert "no belief of yours called 'egyptian' may act now (israelites)" in lines[1]
+    assert "the order is written `convert HEX BY TARGET OWNER` (and `for BELIEF` to name the belief)" in lines[2]
+    assert lines[2].endswith("[pbem orders]")
+    assert not any("not legal now" in ln for ln in lines)
+
+
+def test_flip_all_is_refused_only_for_its_reason():
+    """`flip all [for BELIEF]`: accepted while a chip is pacified; written wrong, told how it is written."""
+    state = scenario_state("powerup-level-one-three-a-flip-and-free-flips")
+    from pbem.core.orders import read_script
+    got = engine.check_script(RULES, state, "ann", read_script("flip all\nflip all all\nflip all for bob"))
+    assert got[0].status == "accepted"
+    assert "the order is written `flip N HEX`, `flip all` or `flip free`" in got[1].reason
+    assert "no belief of yours called 'bob' may act now (israelites)" in got[2].reason

@@ -975,10 +975,27 @@ class FaithRules(Rules):
                 return duels.yield_check(g, player, self._hex(typed[1]))
             except OrderError as err:
                 return err.message
-        if typed[0] == "flip" and state["flow"]["phase"] == "powerup" and player in state["flow"]["active"]:
-            if not any(pop_of(g, h, b)[0] for b in self.actors(g, player) for h in g["hexes"]):
+        if typed[0] == "belief" and phase == "setup" and asked and len(typed) == 2:
+            hits = positions.named(typed[1], self.tab.belief_ids)
+            if len(hits) == 1 and hits[0] in g["choices"][player]["beliefs"]:
+                return (f"you have named the {self.tab.beliefs[hits[0]]['name']} already among your preferences "
+                        f"({', '.join(g['choices'][player]['beliefs'])}): name each belief once")
+        if typed[0] == "flip" and phase == "powerup" and asked and len(typed) >= 2 and typed[1] != "all":
+            why = self._why_flip(g, player, typed[1:])
+            if why:
+                return why
+        if typed[0] == "flip" and phase == "powerup" and asked:
+            own, args, why = self._own_for(g, player, "flip", typed[1:], 1 if typed[1] in ("all", "free") else 2)
+            if why:
+                return why
+            if not any(pop_of(g, h, b)[0] for b in own for h in g["hexes"]):
                 return ("you have no pacified chips to flip (they are all in unrest: they pacify again in Phase 1); "
                         "`done` takes your level's base income")
+        own = self.actors(g, player)
+        if (asked and typed[0] not in PARSED and len(typed) >= 3 and typed[-2] == "for" and len(own) == 1
+                and positions.named(typed[-1], own)):
+            # the orders of a god with one belief to act for carry no `for` (CHOICE 110)
+            return f"you act for one belief, the {own[0]}: write the line without `for {typed[-1]}`"
         return None
 
     def idle_reason(self, state, player, reason):
@@ -1000,12 +1017,9 @@ class FaithRules(Rules):
         if not self._can_step(g, 2):
             return ("it is not yet the Conversion and Slaughter turn" if g["step"] < 2
                     else "the Conversion and Slaughter turn is over")
-        own = self.actors(g, player)
-        if len(args) >= 2 and args[-2] == "for":
-            own = positions.named(args[-1], own)
-            args = args[:-2]
-        if len(args) != (4 if verb == "convert" else 3) or not own:
-            return None
+        own, args, why = self._own_for(g, player, verb, args, 4 if verb == "convert" else 3)
+        if why or not own:
+            return why
         try:
             hid = self._hex(args[0])
             if verb == "convert":
@@ -1031,13 +1045,57 @@ class FaithRules(Rules):
             reasons = [slaughter_check(self.tab, g, b, hid, kind, owner) for b in own]
         return next((r for r in reasons if r), None) if all(reasons) else None
 
-    def _own_for(self, g: dict, player: str, args: list[str]) -> tuple[list[str], list[str]]:
-        """The beliefs a line may act for (its trailing `for BELIEF`, else every actor) and its
-        arguments without that tail."""
+    def _own_for(self, g: dict, player: str, verb: str, args: list[str],
+                 arity: int) -> tuple[list[str], list[str], str | None]:
+        """The beliefs a line may act for (its trailing `for BELIEF`, else every actor), its
+        arguments without that tail, and why it is refused before any rule is looked at: a
+        `for` naming no belief of the player's that may act, or not `arity` arguments (the
+        order's form as ORDERS.md writes it; None: neither)."""
         own = self.actors(g, player)
         if len(args) >= 2 and args[-2] == "for":
-            return positions.named(args[-1], own), args[:-2]
-        return own, args
+            hits = positions.named(args[-1], own)
+            if len(hits) != 1:
+                return [], args, f"no belief of yours called '{args[-1]}' may act now ({', '.join(own) or 'none'})"
+            own, args = hits, args[:-2]
+        if len(args) != arity:
+            return own, args, f"the order is written {self.grammar.usage(verb)} (and `for BELIEF` to name the belief)"
+        return own, args, None
+
+    def _why_flip(self, g: dict, player: str, args: list[str]) -> str | None:
+        """Why `flip N HEX` or `flip free` [for BELIEF] is not legal (L380-390): the pacified
+        chips of yours at HEX (what is in unrest cannot flip), the free flips once."""
+        if args[0] == "free":
+            own, _args, why = self._own_for(g, player, "flip", args, 1)
+            if why or not own:
+                return why
+            if not any(free_flips(self.tab, g, b) for b in own):
+                return ("you have no free flip: it flips your pacified chips in a hex where a Prophet, High Priest "
+                        "or Hero of yours keeps them calm")
+            if all(b in g["finished"] for b in own):
+                return "you have taken your free flips this Power-Up already"
+            return None
+        own, args, why = self._own_for(g, player, "flip", args, 2)
+        if why or not own:
+            return why
+        if not is_number(args[0]) or not any(pop_of(g, h, b)[0] for b in own for h in g["hexes"]):
+            return None   # no pacified chip anywhere: why_illegal says so, and what to send instead
+        n = int(args[0])
+        try:
+            hid = self._hex(args[1])
+        except OrderError as err:
+            return err.message
+        if n < 1:
+            return "flip at least 1 chip"
+        if hid not in g["hexes"]:
+            return f"{hid} is dark sea: nothing lives there"
+        pac = max(pop_of(g, hid, b)[0] for b in own)
+        unrest = max(pop_of(g, hid, b)[1] for b in own)
+        if pac == 0:
+            return (f"you have no pacified chips at {hid} to flip"
+                    + (f" ({unrest} in unrest there, which cannot flip)" if unrest else ""))
+        if n > pac:
+            return f"you have {pac} pacified {'chip' if pac == 1 else 'chips'} at {hid} to flip: `flip {pac} {hid}` flips them all"
+        return None
 
     def _why_assassinate(self, state, player, args: list[str]) -> str | None:
         """Why `assassinate HEX KIND OWNER` [for BELIEF] is not legal: its turn (4. Movement and
@@ -1048,9 +1106,9 @@ class FaithRules(Rules):
         if not self._can_step(g, 3):
             return ("it is not yet the Movement and Battle turn" if g["step"] < 3
                     else "the Movement and Battle turn is over")
-        own, args = self._own_for(g, player, args)
-        if len(args) != 3 or not own:
-            return None
+        own, args, why = self._own_for(g, player, "assassinate", args, 3)
+        if why or not own:
+            return why
         try:
             hid = self._hex(args[0])
             kind = self._kind(args[1], UNIT_KINDS)
@@ -1067,13 +1125,13 @@ class FaithRules(Rules):
         g = state["game"]
         if state["flow"]["phase"] != "divine":
             return f"'{verb}' is an order of the Divine Power phase"
-        own, args = self._own_for(g, player, args)
+        own, args, why = self._own_for(g, player, verb, args, 0 if verb == "levelup" else 3 if verb == "smite" else 1)
         acted = self._acted(g, player)
         if own and all(positions.lead(g, b) in acted for b in own):
             return "you have chosen your intervention of this era already: ONE intervention per Era"
         own = [b for b in own if positions.lead(g, b) not in acted]
-        if len(args) != (0 if verb == "levelup" else 3 if verb == "smite" else 1) or not own:
-            return None
+        if why or not own:
+            return why
         try:
             typed = [self._hex(args[0])] if args else []
             if verb == "smite":
@@ -1088,12 +1146,9 @@ class FaithRules(Rules):
     def _why_raise(self, g: dict, player: str, args: list[str]) -> str | None:
         """Why `raise KIND HEX [for BELIEF]` is not legal (tester3 finding 06: "not legal now"
         was all a player was told): the first thing raise_check finds for a belief of his."""
-        own = self.actors(g, player)
-        if len(args) == 4 and args[2] == "for":
-            own = positions.named(args[3], own)
-            args = args[:2]
-        if len(args) != 2 or not own:
-            return None
+        own, args, why = self._own_for(g, player, "raise", args, 2)
+        if why or not own:
+            return why
         try:
             kind = self._kind(args[0], RAISABLE)
             hid = self._hex(args[1])
