@@ -93,10 +93,10 @@ def test_a_rollback_to_before_a_join_is_refused_and_one_to_the_join_turn_replays
 
 # --- 03: a WAIT (and a vote) leaves with the person who sent it ----------------------------------
 
-def _mail(run, name: str, sender: str, body: str) -> str:
+def _mail(run, name: str, sender: str, body: str, game: str = "d1") -> str:
     from test_new_gm import eml
 
-    r = run("ingest", eml(run.cwd, name, sender, body, subject="Re: [d1] turn 1 report"))
+    r = run("ingest", eml(run.cwd, name, sender, body, subject=f"Re: [{game}] turn 1 report"))
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
 
@@ -149,3 +149,29 @@ def test_a_wait_leaves_with_a_player_the_gm_replaces_and_the_newcomer_is_told(ru
     _mail(run, "r3", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\n{_starts(run, 'bob')}")
     r = run("resolve", "--all")
     assert "d1 turn 1: resolved" in r.stdout, r.stdout + r.stderr
+
+
+# --- 05: an absence charges only the days not declared before ------------------------------------
+
+def _absent(run, n: int, pw: str, line: str) -> str:
+    _mail(run, f"a{n}", "bob@example.org", f"PLAYER bob\nPASSWORD {pw}\n{line}", game="g")
+    return _bodies(run, "bob@example.org")[-1]
+
+
+def test_overlapping_and_repeated_absences_are_charged_once_a_day(run):
+    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h",
+            "--option", "absences=5")
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))["bob"]
+    said = _absent(run, 1, pw, "ABSENT FROM 2026-12-10 TO 2026-12-12")
+    assert "(3 of your 5 days used, 2 left)" in said, said
+    said = _absent(run, 2, pw, "ABSENT FROM 2026-12-11 TO 2026-12-13")  # only the 13th is new
+    assert "(4 of your 5 days used, 1 left; 1 new day charged, the rest was declared already)" in said, said
+    said = _absent(run, 3, pw, "ABSENT FROM 2026-12-10 TO 2026-12-12")  # a resend
+    assert "you are declared absent already; nothing new is recorded or charged (4 of your 5 days used, 1 left)" in said
+    said = _absent(run, 4, pw, "ABSENT FROM 2026-12-24 TO 2026-12-24")  # a real new day: the last one allowed
+    assert "(5 of your 5 days used, 0 left)" in said and "That is all your allowance" not in said, said
+    said = _absent(run, 5, pw, "ABSENT FROM 2026-12-28 TO 2026-12-29")  # none left: refused, not "done"
+    assert "REFUSED" in said and "you have used all 5 days of absence this game allows; nothing was recorded" in said
+    assert "done: ABSENT" not in said, said
+    said = _absent(run, 6, pw, "ABSENT FROM 2026-12-11 TO 2026-12-11")  # covered already: still answered as such
+    assert "declared absent already" in said and "REFUSED" not in said, said

@@ -26,7 +26,9 @@ Choices (what a player of an email judge would expect):
   too, so a game where everyone is level ends shared by all).
 - Absences: each player may declare `absences` days per game (default 7). A deadline that
   falls inside a declared absence moves to its end; the part of an absence beyond the
-  allowance is not recorded, and the player is told that the defaults apply then.
+  allowance is not recorded, and the player is told that the defaults apply then. A day is
+  charged once, however many declarations cover it (a resend, an overlap: tester4 finding
+  05); an absence with no day left to charge is refused, nothing recorded.
 """
 
 from __future__ import annotations
@@ -555,28 +557,84 @@ def absent(db, game_id: str, player: str, start, end) -> str:
     if finish <= begin:
         raise InputError(f"ABSENT TO '{end}' is not after FROM '{start}'")
     allowance = int(host_options(db, game["id"])["absences"])
-    used = db.execute("select coalesce(sum(days), 0) from absences where game_id = ? and player = ?",
-                      [game["id"], seat["name"]]).fetchone()[0]
+    # finding 05: the allowance counts days of absence, not declarations: a day declared
+    # before (a resend, an overlap) is not charged again
+    before = _periods(db, game["id"], seat["name"])
+    used = _days(before)
     left = allowance - used
-    asked_days = math.ceil((finish - begin).total_seconds() / 86400)
+    fresh = _uncovered(before, begin, finish)
+    if not fresh:
+        return (f"ABSENT: from {_show(game, schedule.iso(begin))} to {_show(game, schedule.iso(finish))} you are "
+                f"declared absent already; nothing new is recorded or charged ({used} of your "
+                f"{plural(allowance, 'day')} used, {max(left, 0)} left).")
     if left <= 0:
-        return (f"ABSENT: you have used all {allowance} day(s) of absence this game allows; no deadline moves for "
-                f"you, and if your orders are missing at a deadline the default orders are used.")
-    covered_end = finish if asked_days <= left else begin + timedelta(days=left)
-    days = min(asked_days, left)
+        raise PbemError(f"ABSENT: you have used all {plural(allowance, 'day')} of absence this game allows; nothing was "
+                        f"recorded: from {_show(game, schedule.iso(fresh[0][0]))} to "
+                        f"{_show(game, schedule.iso(fresh[-1][1]))} no deadline moves for you, and if your orders are "
+                        "missing at a deadline the default orders are used")
+    covered_end = _allowance_end(before, begin, finish, left)
+    days = _days(before + [(begin, covered_end)]) - used
     with db.atomic():
         db["absences"].insert({"game_id": game["id"], "player": seat["name"], "start": schedule.iso(begin),
                                "end": schedule.iso(covered_end), "days": days, "declared": schedule.iso(now)})
         moved = apply_absences(db, game["id"], game["phase"], game["deadline"], None, by=f"player:{seat['name']}")
     shown = _show(game, schedule.iso(covered_end))
     out = (f"ABSENT: recorded from {_show(game, schedule.iso(begin))} to {shown} ({used + days} of your "
-           f"{plural(allowance, 'day')} used, {left - days} left).")
+           f"{plural(allowance, 'day')} used, {left - days} left")
+    out += f"; {plural(days, 'new day')} charged, the rest was declared already)." if _days([(begin, covered_end)]) > days else ")."
     if moved:
         out += f" The deadline of turn {game['phase']} moves to {_show(game, moved)}."
     if covered_end < finish:
         out += (f" That is all your allowance: from {shown} to {_show(game, schedule.iso(finish))} no deadline moves "
                 "for you, and the default orders are used if yours are missing.")
     return out
+
+
+def _periods(db, game_id: str, player: str) -> list[tuple[datetime, datetime]]:
+    """A player's recorded absences, as (start, end) times."""
+    return [(schedule.parse_time(a), schedule.parse_time(b)) for a, b in db.execute(
+        "select start, [end] from absences where game_id = ? and player = ? order by start", [game_id, player]).fetchall()]
+
+
+def _union(periods: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
+    out: list[list[datetime]] = []
+    for a, b in sorted(periods):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
+
+
+def _days(periods: list[tuple[datetime, datetime]]) -> int:
+    """The days of absence the periods cover together (each day once, however often declared)."""
+    return math.ceil(sum((b - a).total_seconds() for a, b in _union(periods)) / 86400)
+
+
+def _uncovered(periods: list[tuple[datetime, datetime]], begin: datetime, finish: datetime) -> list[tuple[datetime, datetime]]:
+    """The parts of [begin, finish) no period covers, in order."""
+    out, at = [], begin
+    for a, b in _union(periods):
+        if b <= at or a >= finish:
+            continue
+        if a > at:
+            out.append((at, a))
+        at = max(at, b)
+    if at < finish:
+        out.append((at, finish))
+    return out
+
+
+def _allowance_end(periods: list[tuple[datetime, datetime]], begin: datetime, finish: datetime, left: int) -> datetime:
+    """How far from `begin` towards `finish` an absence is covered with `left` days still
+    allowed: the new days (those no recorded period covers) are charged, the others are free."""
+    budget = left * 86400.0
+    for a, b in _uncovered(periods, begin, finish):
+        span = (b - a).total_seconds()
+        if span >= budget:
+            return a + timedelta(seconds=budget)
+        budget -= span
+    return finish
 
 
 def absence_end(db, game_id: str, players: list[str], due: datetime) -> datetime | None:
