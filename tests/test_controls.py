@@ -68,7 +68,7 @@ def play(db, game_id, player, password, turns, seed=0):
 
 def test_extend_and_set_a_deadline_record_it_and_tell_the_players(db, game):
     r = controls.set_deadline(db, "g1", extend="24h", reason="a holiday")
-    assert r == {"game": "g1", "turn": 1, "deadline": "2026-11-27T10:00:00Z", "was": "2026-11-26T10:00:00Z"}
+    assert r == {"game": "g1", "turn": 1, "deadline": "2026-11-27T10:00:00Z", "was": "2026-11-26T10:00:00Z", "warnings": []}
     assert read.game(db, "g1")["deadline"] == read.phase(db, "g1", 1)["deadline"] == "2026-11-27T10:00:00Z"
     (action,) = read.gm_actions(db, "g1")
     assert (action["by"], action["action"], action["reason"]) == ("gm", "deadline", "a holiday")

@@ -358,7 +358,8 @@ def rollback(
 
     The turns after N are set aside (kept in archive tables), every submission stays, and
     the next `pbem resolve` replays from turn N. A game with a schedule gets a fresh
-    deadline for turn N (its own has passed), so players may send new orders before it.
+    deadline for turn N (its own has passed), so players may send new orders before it;
+    one inside a declared absence (ABSENT) of a player asked moves to the absence's end.
     A finished game is refused: its seed was revealed at its end, so play resumed from it
     would have no hidden information left (every hand, the deck order, every die). So is a
     turn before a seat added by `pbem join` (go back to the join's turn at the earliest).
@@ -371,6 +372,9 @@ def rollback(
     typer.echo(f"{game_id}: back at turn {r['to']} (was {r['from']}); archived "
                + ", ".join(f"{n} {t}" for t, n in r["archived"].items())
                + (f"; {r['mail_cancelled']} queued report mail(s) of those turns cancelled" if r.get("mail_cancelled") else ""))
+    for a in r["absences"][-1:]:  # finding 10: the fresh deadline is not inside a declared absence of a player asked
+        typer.echo(f"{game_id}: turn {r['to']}'s deadline is {r['deadline']}: moved to the end of {a['player']}'s "
+                   f"declared absence (from {a['start']} to {a['end']})")
 
 
 @app.command(short_help="Each game's turn, who is awaited or not ready, deadline, scores.")

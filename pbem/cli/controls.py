@@ -21,7 +21,9 @@ def deadline(
     tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help="The zone of --at (default: the game's, else UTC)."),
     reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
 ) -> None:
-    """Move the open turn's deadline; the players are told.
+    """Move the open turn's deadline; the players are told. A time inside a declared absence
+    (ABSENT) of a player asked this turn is kept, as you chose it, with a warning naming the
+    player and the absence (the deadlines pbem sets itself move to the absence's end).
 
     Example: pbem deadline athens-1 --extend 24h --reason "server trouble"
     """
@@ -31,6 +33,8 @@ def deadline(
         raise typer.BadParameter("give either --extend DURATION or --at TIME (one of them)", param_hint="'--extend' / '--at'")
     r = controls.set_deadline(_store(), game_id, extend=extend, at=at, tz=tz, reason=reason)
     typer.echo(f"{r['game']} turn {r['turn']}: deadline {r['deadline']} (was {r['was'] or 'none'})")
+    for warning in r["warnings"]:  # finding 10: inside a declared absence of a player asked
+        typer.echo(f"pbem: warning: {r['game']}: {warning}", err=True)
 
 
 @app.command(short_help="Pause a game: no deadline, nothing resolves.")
@@ -57,14 +61,20 @@ def resume(
     tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help="The zone of --at (default: the game's, else UTC)."),
     reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
 ) -> None:
-    """Resume a paused game; the players are told.
+    """Resume a paused game; the players are told. Without --at the deadline is now plus the
+    time that was left, moved to the end of a declared absence (ABSENT) of a player asked
+    when it falls inside one; an --at inside one is kept, with a warning naming the player.
 
     Example: pbem resume athens-1 --at "2026-12-01 20:00" --tz Europe/London
     """
     from pbem.host import controls
 
     r = controls.resume(_store(), game_id, at=at, tz=tz, reason=reason)
-    typer.echo(f"{r['game']}: resumed; deadline {r['deadline'] or 'none'}")
+    moved = "".join(f" (moved to the end of {a['player']}'s declared absence, from {a['start']} to {a['end']})"
+                    for a in r["absences"][-1:])
+    typer.echo(f"{r['game']}: resumed; deadline {r['deadline'] or 'none'}{moved}")
+    for warning in r["warnings"]:  # finding 10: --at inside a declared absence of a player asked
+        typer.echo(f"pbem: warning: {r['game']}: {warning}", err=True)
 
 
 @app.command("set", short_help="Change a game option (grace, remind, early, etc.).")

@@ -355,7 +355,9 @@ def set_deadline(db, game_id: str, *, extend: str | None = None, at: str | None 
         announce(db, game["id"], subject=f"turn {game['phase']} deadline moved",
                  text=f"The deadline of turn {game['phase']} is now {_show(game, new)}"
                       f" (it was {_show(game, old) if old else 'not set'}).\n" + (f"Reason: {reason}\n" if reason else ""))
-    return {"game": game["id"], "turn": game["phase"], "deadline": new, "was": old}
+    # finding 10: the GM's own time stands, even inside a declared absence; the GM is told
+    return {"game": game["id"], "turn": game["phase"], "deadline": new, "was": old,
+            "warnings": absence_warning(db, game, new)}
 
 
 def pause(db, game_id: str, *, reason: str | None = None, by: str = "gm") -> dict:
@@ -394,20 +396,24 @@ def resume(db, game_id: str, *, at: str | None = None, tz: str | None = None, by
         if when <= now:
             raise InputError(f"--at '{at}' is in the past (now is {schedule.iso(now)})")
         _not_too_late(when, at)
+        moved_by = []
     else:
         left = game.get("paused_left")
         when = now + timedelta(seconds=max(left, 3600)) if left is not None else None
         if when is not None and (when.second or when.microsecond):  # to the minute: 00:00, not 00:00:13
             when = when.replace(second=0, microsecond=0) + timedelta(minutes=1)
+        when, moved_by = past_absences(db, game["id"], when)  # finding 10: not inside a declared absence
+    absent_note = ", the end of a player's declared absence" if moved_by else ""
     with db.atomic():
         db["games"].update(game["id"], {"paused": None, "paused_left": None})
         new = _move_deadline(db, game, when)
-        record_action(db, game["id"], by=by, action="resume", detail=f"turn {game['phase']}: deadline {new or 'none'}",
-                      reason=reason)
+        record_action(db, game["id"], by=by, action="resume", detail=f"turn {game['phase']}: deadline {new or 'none'}"
+                      + (f" (absence: {', '.join(a['player'] for a in moved_by)})" if moved_by else ""), reason=reason)
         announce(db, game["id"], subject="game resumed",
-                 text=f"Game {game['id']} has resumed at turn {game['phase']}. Deadline: {_show(game, new)}.\n"
+                 text=f"Game {game['id']} has resumed at turn {game['phase']}. Deadline: {_show(game, new)}{absent_note}.\n"
                       + (f"Reason: {reason}\n" if reason else ""))
-    return {"game": game["id"], "deadline": new}
+    return {"game": game["id"], "deadline": new, "absences": moved_by,
+            "warnings": absence_warning(db, game, new) if at is not None else []}
 
 
 # --- reminders and late notices ---------------------------------------------------------------
@@ -647,6 +653,53 @@ def absence_end(db, game_id: str, players: list[str], due: datetime) -> datetime
     return schedule.parse_time(row[0]) if row and row[0] else None
 
 
+def absences_at(db, game_id: str, when: datetime, asked: list[str] | None = None) -> list[dict]:
+    """The declared absences that cover the time `when` of the players asked in the open turn
+    (`asked`, else worked out) who are people (bot and vacant seats are never awaited):
+    [{player, start, end}], the one that ends last first."""
+    if asked is None:
+        asked, _ = _awaited(db, read.game(db, game_id))
+    humans = [p["name"] for p in read.players(db, game_id) if p["name"] in asked and not p.get("bot") and not p.get("vacant")]
+    if not humans:
+        return []
+    marks = ",".join("?" * len(humans))
+    return [{"player": r[0], "start": r[1], "end": r[2]} for r in db.execute(
+        f"select player, start, [end] from absences where game_id = ? and player in ({marks}) and start <= ? and [end] > ? "
+        "order by [end] desc, player", [game_id, *humans, schedule.iso(when), schedule.iso(when)]).fetchall()]
+
+
+def past_absences(db, game_id: str, due: datetime | None, asked: list[str] | None = None) -> tuple[datetime | None, list[dict]]:
+    """The rule for every deadline the system sets (a turn opened, an absence declared, `pbem
+    resume`, the fresh deadline of `pbem rollback`): a deadline falling inside a declared
+    absence of a player asked moves to the absence's end (again when that end falls inside
+    another). Returns (the deadline, the absences that moved it: [{player, start, end}])."""
+    if due is None:
+        return None, []
+    if asked is None:
+        asked, _ = _awaited(db, read.game(db, game_id))
+    moved_by = []
+    for _ in range(20):
+        covering = absences_at(db, game_id, due, asked)
+        if not covering:
+            break
+        moved_by.append(covering[0])
+        due = schedule.parse_time(covering[0]["end"])
+    return due, moved_by
+
+
+def absence_warning(db, game: dict, when: str | None) -> list[str]:
+    """What the GM is told when a deadline of their own choosing (`pbem deadline --at/--extend`,
+    `pbem resume --at`) falls inside a declared absence of a player asked: the time is kept
+    (the GM's choice), but that player gets the default orders if theirs are missing then."""
+    if not when:
+        return []
+    return [f"the deadline {_show(game, when)} falls inside {a['player']}'s declared absence (from "
+            f"{_show(game, a['start'])} to {_show(game, a['end'])}); {a['player']} is asked this turn and gets the "
+            f"default orders if their orders are missing at it. The deadline stands as you set it; "
+            f"`pbem deadline {game['id']} --at {a['end']}` moves it to the absence's end"
+            for a in absences_at(db, game["id"], schedule.parse_time(when))]
+
+
 def apply_absences(db, game_id: str, number: int, deadline: str | None, asked: list[str] | None, *,
                    by: str = "absence") -> str | None:
     """Move turn `number`'s deadline past the absences of the players asked (repeatedly, when
@@ -655,17 +708,8 @@ def apply_absences(db, game_id: str, number: int, deadline: str | None, asked: l
     if not deadline:
         return None
     game = read.game(db, game_id)
-    if asked is None:
-        asked, _ = _awaited(db, game)
-    humans = [p["name"] for p in read.players(db, game_id) if p["name"] in asked and not p.get("bot") and not p.get("vacant")]
-    due = schedule.parse_time(deadline)
-    start = due
-    for _ in range(20):
-        end = absence_end(db, game_id, humans, due)
-        if end is None or end <= due:
-            break
-        due = end
-    if due == start:
+    due, _ = past_absences(db, game_id, schedule.parse_time(deadline), asked)
+    if due == schedule.parse_time(deadline):
         return None
     new = schedule.iso(due)
     db["games"].update(game_id, {"deadline": new})

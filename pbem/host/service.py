@@ -927,19 +927,26 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
             db.execute("UPDATE phases SET deadline = ? WHERE game_id = ? AND number = ?", [deadline, game_id, to])
         db["games"].update(game_id, {"phase": to, "status": "running", "finished": None, "outcome": None,
                                      "deadline": deadline})
+        from pbem.host import controls
+
+        absences = []
+        if deadline and sched:  # finding 10: not inside a declared absence of a player asked (as at every turn opened)
+            due, absences = controls.past_absences(db, game_id, schedule.parse_time(deadline))
+            if absences:
+                deadline = schedule.iso(due)
+                db.execute("UPDATE phases SET deadline = ? WHERE game_id = ? AND number = ?", [deadline, game_id, to])
+                db["games"].update(game_id, {"deadline": deadline})
         # the reports of the turns set aside must not reach the players: their queued mail is
         # cancelled (kept, with the reason); what was sent already is history
         cancelled = db.execute(
             "UPDATE outbox SET status = 'cancelled', last_error = ? WHERE game_id = ? AND phase > ? AND status = 'queued'",
             [f"rolled back to turn {to} (rollback {rb})", game_id, to]).rowcount
-        from pbem.host import controls
-
         for table in ("waits", "proposals", "notices"):  # what players said about the turns set aside
             db.execute(f"DELETE FROM [{table}] WHERE game_id = ? AND phase > ?", [game_id, to])
         controls.rollback_notice(db, game_id, to, game["phase"], rb,  # recorded, and a correction notice queued
                                  schedule.show(deadline, sched) if deadline else None)
     return {"game": game_id, "from": game["phase"], "to": to, "archived": moved, "rollback_id": rb,
-            "mail_cancelled": cancelled}
+            "mail_cancelled": cancelled, "deadline": deadline, "absences": absences}
 
 # --- autoplay and replay -------------------------------------------------------------------
 
