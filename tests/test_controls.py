@@ -288,14 +288,19 @@ def test_the_gm_ends_a_game_with_winners_or_a_draw(db, game):
     assert all("won by bob" in n["body"] and "the others left" in n["body"] for n in outbox(db, "notice"))
 
 
-def test_a_draw_needs_every_voting_player_in_the_same_turn(db, game, turns):
+def test_a_draw_needs_every_voting_players_vote_standing(db, game, turns):
     seats.set_bot(db, "g1", "carl", True)  # bots do not vote
     assert "still to vote: bob" in controls.propose(db, "g1", "alice", "draw")
+    assert any("alice votes to end game g1 drawn" in n["body"] for n in outbox(db, "notice") if n["player"] == "bob")
     unchanged(db, lambda: controls.propose(db, "g1", "carl", "draw"), "does not vote")
     unchanged(db, lambda: controls.propose(db, "g1", "bob", "surrender"), "'surrender' is not a proposal")
-    # a new turn: the votes of the last one no longer count
+    # alice's turn resolves: her vote stands until bob has had a turn after it (tester4 finding 06)
     play(db, "g1", "alice", game["alice"], turns)
     host.resolve(db, ["g1"], turns=turns, max_phases=1)
+    play(db, "g1", "bob", game["bob"], turns)
+    host.resolve(db, ["g1"], turns=turns, max_phases=1)  # bob's turn, without a vote: alice's lapses, she is told
+    assert any("Your vote for a draw in game g1, sent in turn 1, has lapsed" in n["body"]
+               for n in outbox(db, "notice") if n["player"] == "alice")
     assert "still to vote: alice" in controls.propose(db, "g1", "bob", "draw")
     assert read.game(db, "g1")["status"] == "running"
     said = controls.propose(db, "g1", "alice", "draw")

@@ -175,3 +175,70 @@ def test_overlapping_and_repeated_absences_are_charged_once_a_day(run):
     assert "done: ABSENT" not in said, said
     said = _absent(run, 6, pw, "ABSENT FROM 2026-12-11 TO 2026-12-11")  # covered already: still answered as such
     assert "declared absent already" in said and "REFUSED" not in said, said
+
+
+# --- 06: DRAW/CONCEDE votes stand across turns ----------------------------------------------------
+
+def test_a_draw_proposed_with_ones_own_move_in_a_turn_by_turn_game(run):
+    """GODS: a turn is one player's move. ann's DRAW, sent with the orders that end her turn,
+    stands; bob is told of it by mail and agrees on his turn: the game ends drawn. A vote that
+    nobody takes up lapses once the others have had their turn, and its sender is told."""
+    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h")
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    move = re.search(r"^#   (tribe [^\n]+)$", run("report", "g", "--player", "ann").stdout, re.MULTILINE).group(1)
+    _mail(run, "d1", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\nDRAW\n{move}", game="g")
+    ack = _bodies(run, "ann@example.org")
+    assert any("your vote for a draw is recorded; it stands until you send NODRAW" in b for b in ack), ack
+    assert "g turn 1: resolved" in run("resolve", "--all").stdout
+    told = [b for b in _bodies(run, "bob@example.org") if "ann votes to end game g drawn (turn 1)" in b]
+    assert told and "still to vote: bob" in told[0] and "send DRAW with your password to agree" in told[0], told
+    _mail(run, "d2", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nDRAW", game="g")
+    assert any("every player has voted for a draw; game g is over, drawn" in b for b in _bodies(run, "bob@example.org"))
+    st = json.loads(run("status", "g", "--json").stdout)["games"][0]
+    assert st["status"] == "finished" and st["winners"] == ["ann", "bob"]
+
+
+def test_a_vote_nobody_takes_up_lapses_and_its_sender_is_told(run):
+    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h")
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    _mail(run, "l1", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\nDRAW", game="g")
+    assert run("autoplay", "g", "--max-phases", "1", "--force").returncode == 0  # ann's turn
+    assert not [b for b in _bodies(run, "ann@example.org") if "has lapsed" in b]
+    assert run("autoplay", "g", "--max-phases", "1", "--force").returncode == 0  # bob's turn, no vote
+    lapsed = [b for b in _bodies(run, "ann@example.org") if "has lapsed" in b]
+    assert lapsed and "Your vote for a draw in game g, sent in turn 1, has lapsed" in lapsed[0], lapsed
+    _mail(run, "l2", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nDRAW", game="g")
+    assert any("still to vote: ann" in b for b in _bodies(run, "bob@example.org"))
+    # withdrawn by its sender: the other is told, and the vote no longer counts
+    _mail(run, "l3", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nNODRAW", game="g")
+    assert any("NODRAW: your vote for a draw (sent in turn 3) is withdrawn" in b for b in _bodies(run, "bob@example.org"))
+    assert any("bob withdraws their vote for a draw" in b for b in _bodies(run, "ann@example.org"))
+    _mail(run, "l4", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\nDRAW", game="g")
+    assert json.loads(run("status", "g", "--json").stdout)["games"][0]["status"] == "running"
+
+
+def test_faith_votes_stand_through_the_next_turn(run):
+    """Faith: every god plays every turn. A vote sent in one turn stands through the next, so
+    the others can answer it once their report has told them; a concession likewise."""
+    r = run("new", "faith", "f", "-p", "a:a@example.org", "-p", "b:b@example.org", "-p", "c:c@example.org",
+            "--seed", "77")
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    _mail(run, "f1", "a@example.org", f"PLAYER a\nPASSWORD {pw['a']}\nDRAW", game="f")
+    assert any("a votes to end game f drawn (turn 1)" in b for b in _bodies(run, "c@example.org"))
+    assert run("autoplay", "f", "--max-phases", "1", "--force").returncode == 0  # turn 1 resolves: a's vote stands
+    _mail(run, "f2", "b@example.org", f"PLAYER b\nPASSWORD {pw['b']}\nDRAW", game="f")
+    assert any("still to vote: c" in b for b in _bodies(run, "b@example.org"))
+    _mail(run, "f3", "c@example.org", f"PLAYER c\nPASSWORD {pw['c']}\nDRAW", game="f")
+    st = json.loads(run("status", "f", "--json").stdout)["games"][0]
+    assert st["status"] == "finished" and sorted(st["winners"]) == ["a", "b", "c"]
+
+
+def test_faith_a_vote_lapses_after_the_next_turn(run):
+    r = run("new", "faith", "f", "-p", "a:a@example.org", "-p", "b:b@example.org", "--seed", "77")
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    _mail(run, "g1", "a@example.org", f"PLAYER a\nPASSWORD {pw['a']}\nCONCEDE", game="f")
+    assert run("autoplay", "f", "--max-phases", "1", "--force").returncode == 0
+    assert not [b for b in _bodies(run, "a@example.org") if "has lapsed" in b]
+    assert run("autoplay", "f", "--max-phases", "1", "--force").returncode == 0
+    lapsed = [b for b in _bodies(run, "a@example.org") if "has lapsed" in b]
+    assert lapsed and "Your concession in game f, sent in turn 1, has lapsed" in lapsed[0], lapsed

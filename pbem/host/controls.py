@@ -19,11 +19,17 @@ Choices (what a player of an email judge would expect):
   the turn waits `grace` longer before the defaults (NMR) apply.
 - Bot and vacant seats are never awaited: a bot's orders are made at resolution, a vacant
   seat gets the defaults. They do not vote on a draw or concession either.
-- DRAW: the game ends drawn, shared by every seat, when every voting player has proposed it
-  in the same turn. CONCEDE: "I give up, score the game as it stands": when every voting
-  player who is not among the leaders (the highest score by the game's rules) has conceded
-  in the same turn, the game ends and the leaders win (a leader's own concession counts
-  too, so a game where everyone is level ends shared by all).
+- DRAW: the game ends drawn, shared by every seat, when every voting player has a vote for
+  it standing. CONCEDE: "I give up, score the game as it stands": when every voting player
+  who is not among the leaders (the highest score by the game's rules) has a concession
+  standing, the game ends and the leaders win (a leader's own concession counts too, so a
+  game where everyone is level ends shared by all). A vote (one a player) stands across
+  turns -- in GODS, Oh Gods!, Ye Gods! and Deity a turn is one player's move -- until its
+  sender withdraws it (NODRAW, NOCONCEDE), sends the other one, leaves the seat, or it
+  lapses: once every other voting player has been asked for orders in a turn opened after
+  it and that turn is resolved (a full round; in Faith, where all play at once, the turn
+  after the vote's). The other voting players are mailed each vote and withdrawal; the
+  sender is mailed when it lapses (tester4 finding 06).
 - Absences: each player may declare `absences` days per game (default 7). A deadline that
   falls inside a declared absence moves to its end; the part of an absence beyond the
   allowance is not recorded, and the player is told that the defaults apply then. A day is
@@ -46,8 +52,8 @@ from pbem.host.read import HOST_DEFAULTS, host_options
 from pbem.host.store import dumps, loads
 
 __all__ = [
-    "OPTIONS", "absent", "announce", "end_game", "games_list", "pause", "propose", "record_action", "remind",
-    "resume", "set_deadline", "set_option", "split_options", "validate_options", "wait",
+    "OPTIONS", "absent", "announce", "end_game", "games_list", "lapse_votes", "pause", "propose", "record_action",
+    "remind", "resume", "set_deadline", "set_option", "split_options", "validate_options", "wait", "withdraw",
 ]
 
 _DURATION = re.compile(r"^\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*$", re.IGNORECASE)
@@ -799,12 +805,35 @@ def end_game(db, game_id: str, *, winners: list[str] | None = None, draw: bool =
     return {"game": game["id"], "outcome": outcome}
 
 
-def propose(db, game_id: str, player: str, kind: str) -> str:
-    """A player's DRAW or CONCEDE for the open turn (a new proposal replaces the player's
-    earlier one this turn). When every voting player has sent the same one, the game ends
-    (see the module's docstring). Returns the sentence for the acknowledgement."""
+_VOTE = {"draw": "vote for a draw", "concede": "concession"}
+
+
+def _standing(db, game_id: str) -> dict[str, tuple[str, int]]:
+    """The votes standing: {player: (kind, the turn it was sent in)}."""
+    return {p: (k, n) for n, p, k in db.execute("select phase, player, kind from proposals where game_id = ? order by phase",
+                                                [game_id]).fetchall()}
+
+
+def _needed(db, game: dict, kind: str, voters: list[str]) -> tuple[list[str], list[str]]:
+    """(the players whose vote of `kind` ends the game, the leaders -- for a concession)."""
     from pbem.core.registry import get_rules
 
+    if kind == "draw":
+        return voters, []
+    scores = get_rules(game["type"]).scores(read.current_state(db, game))
+    top = max(scores.values()) if scores else None
+    leaders = [p for p, sc in scores.items() if sc == top]
+    return [v for v in voters if v not in leaders] or voters, leaders
+
+
+def propose(db, game_id: str, player: str, kind: str) -> str:
+    """A player's DRAW or CONCEDE vote (tester4 finding 06: it stands across turns). It
+    replaces the player's other vote, if any, and stands until withdrawn (`withdraw`: NODRAW,
+    NOCONCEDE), until the player leaves the seat, or until it lapses (`lapse_votes`: every
+    other voting player has been asked for orders in a turn opened after it and resolved).
+    When every voting player needed has a vote of the same kind standing, the game ends (see
+    the module's docstring). The other voting players are told of each vote by mail.
+    Returns the sentence for the acknowledgement."""
     kind = (kind or "").strip().lower()
     if kind not in ("draw", "concede"):
         raise InputError(f"'{kind}' is not a proposal: DRAW or CONCEDE")
@@ -815,33 +844,94 @@ def propose(db, game_id: str, player: str, kind: str) -> str:
         raise PbemError(f"player '{seat['name']}' does not vote: the seat is {'a bot' if seat.get('bot') else 'vacant'}")
     now = schedule.iso(schedule.now())
     with db.atomic():
-        db.execute("insert or replace into proposals (game_id, phase, player, kind, at) values (?, ?, ?, ?, ?)",
-                   [game["id"], game["phase"], seat["name"], kind, now])
-        votes = dict(db.execute("select player, kind from proposals where game_id = ? and phase = ?",
-                                [game["id"], game["phase"]]).fetchall())
-        if kind == "draw":
-            needed = voters
-        else:
-            scores = get_rules(game["type"]).scores(read.current_state(db, game))
-            top = max(scores.values()) if scores else None
-            leaders = [p for p, s in scores.items() if s == top]
-            needed = [v for v in voters if v not in leaders] or voters
-        missing = [v for v in needed if votes.get(v) != kind]
+        db.execute("delete from proposals where game_id = ? and player = ?", [game["id"], seat["name"]])
+        since = game["phase"]  # a vote sent again is sent anew: it stands for a full round from now
+        db.execute("insert into proposals (game_id, phase, player, kind, at) values (?, ?, ?, ?, ?)",
+                   [game["id"], since, seat["name"], kind, now])
+        votes = _standing(db, game["id"])
+        needed, leaders = _needed(db, game, kind, voters)
+        missing = [v for v in needed if votes.get(v, ("",))[0] != kind]
         if not missing:
             if kind == "draw":
                 end_game(db, game["id"], draw=True, reason="every player voted for a draw", by="players")
                 return f"DRAW: every player has voted for a draw; game {game['id']} is over, drawn."
-            outcome_winners = leaders if kind == "concede" else []
-            end_game(db, game["id"], winners=outcome_winners, reason="the other players conceded", by="players")
-            return f"CONCEDE: every other player has conceded; game {game['id']} is over, won by {', '.join(outcome_winners)}."
+            end_game(db, game["id"], winners=leaders, reason="the other players conceded", by="players")
+            return f"CONCEDE: every other player has conceded; game {game['id']} is over, won by {', '.join(leaders)}."
         record_action(db, game["id"], by=f"player:{seat['name']}", action=kind,
                       detail=f"turn {game['phase']}: {len(needed) - len(missing)} of {len(needed)}")
+        yes = [v for v in voters if votes.get(v, ("",))[0] == kind]
+        others = [v for v in voters if v != seat["name"]]
+        if kind == "draw":
+            told = (f"{seat['name']} votes to end game {game['id']} drawn (turn {game['phase']}). Votes for a draw so far: "
+                    f"{', '.join(yes)}; still to vote: {', '.join(missing)}. The game ends drawn, shared by every seat, "
+                    f"when every player has voted for it: send DRAW with your password to agree.\n")
+        else:
+            told = (f"{seat['name']} concedes game {game['id']} (turn {game['phase']}): when every player who is not "
+                    f"leading concedes, the game ends won by the leader(s), now {', '.join(leaders)}. Concessions so "
+                    f"far: {', '.join(yes)}; still to concede: {', '.join(missing)}. Send CONCEDE with your password "
+                    "to concede too.\n")
+        told += ("A vote stands until its sender withdraws it (NODRAW, NOCONCEDE) or every other player has had a "
+                 "turn after it; then it lapses and its sender is told.\n")
+        if others:
+            announce(db, game["id"], subject=f"{seat['name']} {'proposes a draw' if kind == 'draw' else 'concedes'}",
+                     text=told, to=others)
     still = ", ".join(missing)
+    lasts = (f"it stands until you send NO{kind.upper()}, or until every other player has had a turn after turn "
+             f"{since} without the game ending (you are told if it lapses); the others are told of it")
     if kind == "draw":
-        return (f"DRAW: your vote for a draw is recorded for turn {game['phase']}; the game ends drawn if every player "
-                f"votes for it this turn (still to vote: {still}).")
-    return (f"CONCEDE: your concession is recorded for turn {game['phase']}; the game ends, won by the leader(s), when "
-            f"every other player concedes this turn (still to concede: {still}).")
+        return (f"DRAW: your vote for a draw is recorded; {lasts}. The game ends drawn when every player has voted "
+                f"for it (still to vote: {still}).")
+    return (f"CONCEDE: your concession is recorded; {lasts}. The game ends, won by the leader(s), when every other "
+            f"player has conceded (still to concede: {still}).")
+
+
+def withdraw(db, game_id: str, player: str, kind: str) -> str:
+    """NODRAW / NOCONCEDE: the player's standing vote of that kind is withdrawn (the other
+    voting players are told). Returns the sentence for the acknowledgement."""
+    kind = (kind or "").strip().lower()
+    if kind not in _VOTE:
+        raise InputError(f"'{kind}' is not a proposal: DRAW or CONCEDE")
+    game, seat = _seat(db, game_id, player)
+    _running(game, f"NO{kind.upper()}")
+    had = _standing(db, game["id"]).get(seat["name"])
+    if not had or had[0] != kind:
+        return f"NO{kind.upper()}: you have no {_VOTE[kind]} standing in game {game['id']}; nothing changed."
+    with db.atomic():
+        db.execute("delete from proposals where game_id = ? and player = ?", [game["id"], seat["name"]])
+        record_action(db, game["id"], by=f"player:{seat['name']}", action=f"no{kind}", detail=f"turn {game['phase']}")
+        others = [v for v in _voters(db, game["id"]) if v != seat["name"]]
+        if others:
+            announce(db, game["id"], subject=f"{seat['name']} withdraws their {_VOTE[kind]}",
+                     text=f"{seat['name']} withdraws their {_VOTE[kind]} (sent in turn {had[1]}) in game {game['id']}.\n",
+                     to=others)
+    return f"NO{kind.upper()}: your {_VOTE[kind]} (sent in turn {had[1]}) is withdrawn; the others are told."
+
+
+def lapse_votes(db, game_id: str, resolved: int) -> list[str]:
+    """After turn `resolved` is resolved and the game goes on: a vote lapses once every other
+    voting player has been asked for orders in a turn opened after the vote and resolved (a
+    full round: each had a turn to answer it; in a game where all play at once, the turn after
+    the vote's). Its sender is told. Returns the players whose vote lapsed."""
+    votes = _standing(db, game_id)
+    if not votes:
+        return []
+    voters = _voters(db, game_id)
+    first = min(n for _, n in votes.values())
+    asked_in: dict[int, set[str]] = {
+        n: set(loads(a) or []) for n, a in db.execute("select number, active from phases where game_id = ? and number > ? "
+                                                     "and number <= ?", [game_id, first, resolved]).fetchall()}
+    gone = []
+    for player, (kind, since) in votes.items():
+        had_a_turn = set().union(*(a for n, a in asked_in.items() if n > since))
+        if all(v in had_a_turn for v in voters if v != player):
+            db.execute("delete from proposals where game_id = ? and player = ?", [game_id, player])
+            gone.append(player)
+            if player in voters:
+                announce(db, game_id, subject=f"your {_VOTE[kind]} lapsed", to=[player],
+                         text=f"Your {_VOTE[kind]} in game {game_id}, sent in turn {since}, has lapsed: every other "
+                              f"player has had a turn since (up to turn {resolved}) and the game did not end. Send "
+                              f"{'DRAW' if kind == 'draw' else 'CONCEDE'} again to propose it again.\n")
+    return gone
 
 
 # --- hooks the game service calls (pbem.host.service) -----------------------------------------------

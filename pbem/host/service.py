@@ -683,6 +683,8 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
         "opened": schedule.iso(opened), "deadline": schedule.iso(due_next), "resolved": None, "nmr": None, "used": None,
     })
     db.execute(f"UPDATE games SET {', '.join(f'[{k}] = ?' for k in game_update)} WHERE id = ?", [*game_update.values(), game_id])
+    if not over:  # tester4 finding 06: a DRAW/CONCEDE vote lapses once every other player had a turn after it
+        controls.lapse_votes(db, game_id, number)
     if due_next is not None:  # a deadline inside a declared absence moves to its end
         moved = controls.apply_absences(db, game_id, new_number, game_update["deadline"], list(awaited))
         game_update["deadline"] = moved or game_update["deadline"]

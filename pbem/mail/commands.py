@@ -81,7 +81,9 @@ With your PASSWORD, from your registered address:
                         use a new address (both addresses are told)
   - RESIGN              leave the game (a bot plays on, or the seat is empty)
   - DRAW, CONCEDE       propose a draw, or concede: the game ends when every
-                        player still playing sends the same in one turn
+                        player still playing has sent the same; a vote
+                        stands until NODRAW / NOCONCEDE, or until every
+                        other player has had a turn after it
   - PRESS TO name[,name]
                         a private message to those players: your lines,
                         then a line ENDPRESS (refused for a seat nobody
@@ -539,7 +541,18 @@ def _propose(kind: str) -> Callable[[Incoming], Answer]:
 
         return Answer(True, controls.propose(m.db, m.game_id, m.row["name"], kind), kind.upper())
 
-    handle.__doc__ = f"{kind.upper()}: a proposal; the game ends when every player still playing sends it this turn."
+    handle.__doc__ = (f"{kind.upper()}: a vote; the game ends when every player still playing has sent it (a vote "
+                      "stands until withdrawn, or a full round of turns after it).")
+    return handle
+
+
+def _withdraw(kind: str) -> Callable[[Incoming], Answer]:
+    def handle(m: Incoming) -> Answer:
+        from pbem.host import controls
+
+        return Answer(True, controls.withdraw(m.db, m.game_id, m.row["name"], kind), f"NO{kind.upper()}")
+
+    handle.__doc__ = f"NO{kind.upper()}: withdraw one's {kind.upper()} vote."
     return handle
 
 
@@ -832,6 +845,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
     Command("resign", "player", answer=resign),
     Command("draw", "player", answer=_propose("draw")),
     Command("concede", "player", answer=_propose("concede")),
+    Command("nodraw", "player", answer=_withdraw("draw")),
+    Command("noconcede", "player", answer=_withdraw("concede")),
     Command("press", "player", answer=press),
     Command("list", "nothing", answer=list_games),
     Command("history", "nothing", answer=history),

@@ -2,7 +2,7 @@
 mobile footers recognised; the order block the player wrote in chosen. Pure text in, order
 lines out -- and the requests the player typed around them: mail commands (REPORT, HELP, WAIT,
 NOWAIT, ABSENT, SET ADDRESS, SEND PASSWORD, RESIGN, JOIN, OBSERVE, LIST, HISTORY, DRAW,
-CONCEDE), each on a line of its own, and press blocks (PRESS TO ... ENDPRESS), each with its
+CONCEDE, NODRAW, NOCONCEDE), each on a line of its own, and press blocks (PRESS TO ... ENDPRESS), each with its
 line number in the text as the player wrote it. A command line is never an order, and a
 press block's lines are neither orders nor commands."""
 
@@ -53,6 +53,8 @@ _COMMANDS = (
     ("history", re.compile(r"^history(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),
     ("draw", re.compile(r"^draw\.?$", re.IGNORECASE)),
     ("concede", re.compile(r"^concede\.?$", re.IGNORECASE)),
+    ("nodraw", re.compile(r"^no[ \t]?draw\.?$", re.IGNORECASE)),
+    ("noconcede", re.compile(r"^no[ \t]?concede\.?$", re.IGNORECASE)),
 )
 # PRESS TO name[,name] | PRESS TO ALL, the message's lines, ENDPRESS: only a line that starts
 # "PRESS TO" opens a press block (prose like "Press the button" must not swallow the orders below)
@@ -229,7 +231,8 @@ def numbered_lines(text: str, limit: int = MAX_LINE_CHARS) -> list[tuple[int, in
 
 
 _FIRST_WORDS = frozenset(("report", "help", "wait", "wait.", "nowait", "nowait.", "no", "absent", "set", "send", "resign",
-                          "resign.", "join", "observe", "list", "list.", "history", "draw", "draw.", "concede", "concede."))
+                          "resign.", "join", "observe", "list", "list.", "history", "draw", "draw.", "concede", "concede.",
+                          "nodraw", "nodraw.", "noconcede", "noconcede."))
 
 
 def command_of(line: str) -> tuple[str, tuple[str | None, ...]] | None:
