@@ -242,3 +242,17 @@ def test_faith_a_vote_lapses_after_the_next_turn(run):
     assert run("autoplay", "f", "--max-phases", "1", "--force").returncode == 0
     lapsed = [b for b in _bodies(run, "a@example.org") if "has lapsed" in b]
     assert lapsed and "Your concession in game f, sent in turn 1, has lapsed" in lapsed[0], lapsed
+
+
+def test_when_the_only_player_not_voting_resigns_the_standing_votes_end_the_game(run):
+    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "-p", "cat:cat@example.org",
+            "--every", "72h")
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    _mail(run, "v1", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\nDRAW", game="g")
+    _mail(run, "v2", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nDRAW", game="g")
+    assert json.loads(run("status", "g", "--json").stdout)["games"][0]["status"] == "running"
+    _mail(run, "v3", "cat@example.org", f"PLAYER cat\nPASSWORD {pw['cat']}\nRESIGN", game="g")
+    said = _bodies(run, "cat@example.org")[-1]
+    assert "The votes of the players still playing end the game now: it is over, drawn." in said, said
+    st = json.loads(run("status", "g", "--json").stdout)["games"][0]
+    assert st["status"] == "finished" and st["winners"] == ["ann", "bob", "cat"]

@@ -53,7 +53,8 @@ from pbem.host.store import dumps, loads
 
 __all__ = [
     "OPTIONS", "absent", "announce", "end_game", "games_list", "lapse_votes", "pause", "propose", "record_action",
-    "remind", "resume", "set_deadline", "set_option", "split_options", "validate_options", "wait", "withdraw",
+    "remind", "resume", "set_deadline", "set_option", "settle_votes", "split_options", "validate_options", "wait",
+    "withdraw",
 ]
 
 _DURATION = re.compile(r"^\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*$", re.IGNORECASE)
@@ -883,6 +884,27 @@ def propose(db, game_id: str, player: str, kind: str) -> str:
                 f"for it (still to vote: {still}).")
     return (f"CONCEDE: your concession is recorded; {lasts}. The game ends, won by the leader(s), when every other "
             f"player has conceded (still to concede: {still}).")
+
+
+def settle_votes(db, game_id: str) -> str | None:
+    """After a seat stops voting (a resignation, a bot set on it): when the votes standing now
+    suffice, the game ends as they ask (a draw first). Returns the result's words, or None."""
+    game = read.game(db, game_id)
+    if game["status"] != "running":
+        return None
+    voters = _voters(db, game["id"])
+    votes = _standing(db, game["id"])
+    if not voters or not votes:
+        return None
+    for kind in ("draw", "concede"):
+        needed, leaders = _needed(db, game, kind, voters)
+        if all(votes.get(v, ("",))[0] == kind for v in needed):
+            if kind == "draw":
+                end_game(db, game["id"], draw=True, reason="every player still playing voted for a draw", by="players")
+                return "drawn"
+            end_game(db, game["id"], winners=leaders, reason="the other players still playing conceded", by="players")
+            return "won by " + ", ".join(leaders)
+    return None
 
 
 def withdraw(db, game_id: str, player: str, kind: str) -> str:

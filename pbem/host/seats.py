@@ -311,8 +311,11 @@ def resign(db, game_id: str, player: str, gm: str | None = None) -> str:
         tell_gm(db, game["id"], f"{seat['name']} resigned",
                 f"{shown(seat)} resigned from game {game['id']} at turn {game['phase']}; the seat is now {policy}.\n"
                 f"`pbem replace {game['id']} {seat['name']} NEWNAME[:EMAIL]` gives it to a new player.\n", fallback=gm)
+        ended = controls.settle_votes(db, game["id"])  # the votes of the players still playing may now suffice
     return (f"RESIGN: you have left game {game['id']}; seat {seat['name']} is now {'a bot' if policy == 'bot' else 'vacant'}. "
-            + (controls.withdrawn(gone, "Your") + " " if gone else "") + "Thank you for playing.")
+            + (controls.withdrawn(gone, "Your") + " " if gone else "")
+            + (f"The votes of the players still playing end the game now: it is over, {ended}. " if ended else "")
+            + "Thank you for playing.")
 
 
 def set_bot(db, game_id: str, player: str, bot: bool, *, by: str = "gm", reason: str | None = None) -> dict:
@@ -337,6 +340,8 @@ def set_bot(db, game_id: str, player: str, bot: bool, *, by: str = "gm", reason:
                        "by the computer at each resolution.\n" + (controls.withdrawn(gone, "The player's") + "\n" if gone else ""))
                       if bot else
                       f"From turn {game['phase']}, {shown(seat)} plays their own seat in game {game['id']} again.\n")
+        if bot:
+            controls.settle_votes(db, game["id"])  # the votes of the players still playing may now suffice
     return {"game": game["id"], "player": seat["name"], "bot": bool(bot)}
 
 
