@@ -124,20 +124,25 @@ def seat(
     reset_password: bool = typer.Option(False, "--reset-password", help="Make a new password (mailed to the seat's address; printed here)."),
     bot: bool = typer.Option(False, "--bot", help="A bot plays this seat at every resolution."),
     human: bool = typer.Option(False, "--human", help="The seat's player plays it again (undoes --bot)."),
+    withdraw: bool = typer.Option(False, "--withdraw", help="A game open for sign-up: take this player's sign-up back (they are told; the seat is open again)."),
     reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded)."),
 ) -> None:
-    """Change a seat: its address, its password, or who plays it (a bot or its person).
+    """Change a seat: its address, its password, or who plays it (a bot or its person); in
+    a game open for sign-up, withdraw a player's sign-up.
 
     Example: pbem seat athens-1 zeus --email zeus@new.example.org
     """
     from pbem.host import seats
 
-    chosen = [name for name, on in (("--email", email is not None), ("--reset-password", reset_password), ("--bot", bot), ("--human", human)) if on]
+    chosen = [name for name, on in (("--email", email is not None), ("--reset-password", reset_password), ("--bot", bot),
+                                    ("--human", human), ("--withdraw", withdraw)) if on]
     if len(chosen) != 1:
-        _fail("give exactly one of --email ADDRESS, --reset-password, --bot or --human"
+        _fail("give exactly one of --email ADDRESS, --reset-password, --bot, --human or --withdraw"
               + (f" (not {' and '.join(chosen)})" if chosen else ""), code=2)
     db = _store()
-    if email is not None:
+    if withdraw:
+        typer.echo(seats.withdraw(db, game_id, player, by="gm", reason=reason))
+    elif email is not None:
         r = seats.set_address(db, game_id, player, email)
         typer.echo(f"{r['game']}: {r['player']} is now at {r['email']} (was {r['was'] or 'no address'}); both are told")
         moved = r["moved"]
@@ -281,13 +286,22 @@ def end(
     reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
 ) -> None:
     """End a game now with a recorded result; the players are told and the seed is revealed.
+    A game still open for sign-up is closed instead, with no result (`pbem end GAME`
+    alone): it was never set up; whoever joined is told.
 
     Example: pbem end athens-1 --winner zeus --reason "the others conceded by mail"
     """
-    from pbem.host import controls
+    from pbem.host import controls, read, seats
 
+    db = _store()
+    if read.open_game(db, game_id):
+        if winner or draw:
+            _fail(f"game '{game_id}' is open for sign-up and has not started: it has no result to record; "
+                  f"`pbem end {game_id}` alone closes the sign-up", code=2)
+        typer.echo(seats.close_signup(db, game_id, reason=reason))
+        return
     if bool(winner) == draw:
         _fail("give --winner NAME (one or more) or --draw", code=2)
-    r = controls.end_game(_store(), game_id, winners=winner or None, draw=draw, reason=reason)
+    r = controls.end_game(db, game_id, winners=winner or None, draw=draw, reason=reason)
     o = r["outcome"]
     typer.echo(f"{r['game']}: over, " + ("a draw shared by " if o["draw"] else "won by ") + ", ".join(o["winners"]))

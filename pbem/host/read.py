@@ -58,7 +58,9 @@ def game(db, game_id: str) -> dict:
     signup = open_game(db, game_id)
     if signup:
         raise NotFound(f"game '{signup['id']}' is open for sign-up ({signup['joined']} of {signup['seats']} seats taken): "
-                       f"it has no turn yet; start it with `pbem start {signup['id']}` first (it also starts when full)")
+                       f"it has no turn yet; start it with `pbem start {signup['id']}` first (it also starts when full); "
+                       f"`pbem seat {signup['id']} NAME --withdraw` takes a sign-up back, `pbem end {signup['id']}` "
+                       "closes the sign-up")
     known = [r[0] for r in db.execute("select id from games order by id").fetchall()]
     hint = f"; games in this store: {', '.join(known)}" if known else "; this store has no games yet"
     raise NotFound(f"no game '{game_id}'{hint}")

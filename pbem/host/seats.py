@@ -32,8 +32,8 @@ from pbem.host.controls import announce, clean_email, observer_footer, record_ac
 from pbem.host.store import dumps, loads
 
 __all__ = [
-    "add_seat", "join", "join_code", "move_observer", "observe", "observer_code", "observer_move_code", "observers",
-    "open_game", "replace", "reset_password", "resign", "send_password", "set_address", "set_bot", "start",
+    "add_seat", "close_signup", "join", "join_code", "move_observer", "observe", "observer_code", "observer_move_code", "observers",
+    "open_game", "replace", "reset_password", "resign", "send_password", "set_address", "set_bot", "start", "withdraw",
 ]
 
 
@@ -323,13 +323,14 @@ def set_bot(db, game_id: str, player: str, bot: bool, *, by: str = "gm", reason:
     again. A vacant seat is given to a person with `replace`."""
     game, seat = _seat(db, game_id, player)
     _playing(game, "change a seat")
-    if bool(seat.get("bot")) == bool(bot):
-        raise PbemError(f"seat '{seat['name']}' of game '{game['id']}' is already {'a bot' if bot else 'played by a person'}")
     left = db.execute("select 1 from seat_history where game_id = ? and player = ? and change = 'resigned'",
                       [game["id"], seat["name"]]).fetchone() and not seat.get("person") and not seat.get("email")
+    # a vacant seat is no person's either (tester4 finding 13: it was "already played by a person")
     if not bot and (seat.get("vacant") or left):
         raise PbemError(f"seat '{seat['name']}' has no player (they resigned): `pbem replace {game['id']} {seat['name']} "
                         "NEWNAME[:EMAIL]` gives it to a person")
+    if bool(seat.get("bot")) == bool(bot):
+        raise PbemError(f"seat '{seat['name']}' of game '{game['id']}' is already {'a bot' if bot else 'played by a person'}")
     with db.atomic():
         db["players"].update((game["id"], seat["name"]), {"bot": int(bool(bot)), "vacant": 0})
         gone = controls.drop_seat_flags(db, game, seat["name"]) if bot else []  # finding 03: a bot sends neither
@@ -449,6 +450,68 @@ def join(db, game_id: str, email: str, name: str | None = None, *, turns=None) -
         if len(joined) + 1 >= signup["seats"]:
             start(db, signup["id"], turns=turns)
     return player, password
+
+
+def _tell_signup_gm(db, signup: dict, subject: str, text: str, fallback: str | None) -> None:
+    """Mail the GM of a game open for sign-up (its gm_email option, else `fallback`)."""
+    addr = (loads(signup.get("host_options")) or {}).get("gm_email") or fallback
+    if addr:
+        outbox.queue(db, kind="gm", to_addr=addr, subject=f"[{signup['id']}] {subject}", body=text, game_id=signup["id"])
+
+
+def withdraw(db, game_id: str, player: str, *, by: str = "gm", reason: str | None = None,
+             gm: str | None = None) -> str:
+    """Take back a sign-up to a game open for sign-up (tester4 finding 14): the player's
+    RESIGN by mail (`by` "player"), or the GM's `pbem seat GAME NAME --withdraw`. The seat is
+    open again; the player is told (by the GM's hand: a mail to their address), the GM is
+    told of a player's own withdrawal. Returns the sentence for whoever asked."""
+    signup = _signup(db, game_id)
+    name = (player or "").strip().lower()
+    found = read.rows(db, "select * from signup_players where game_id = ? and name = ?", [signup["id"], name])
+    if not found:
+        joined = [r[0] for r in db.execute("select name from signup_players where game_id = ? order by joined, name",
+                                           [signup["id"]]).fetchall()]
+        raise NotFound(f"nobody signed up for game '{signup['id']}' as '{player}'"
+                       + (f"; signed up: {', '.join(joined)}" if joined else "; nobody has signed up yet"))
+    row = found[0]
+    why = f" ({reason})" if reason else ""
+    with db.atomic():
+        db.execute("delete from signup_players where game_id = ? and name = ?", [signup["id"], row["name"]])
+        record_action(db, signup["id"], by=by if by == "gm" else f"player:{row['name']}", action="withdraw",
+                      detail=f"sign-up of {row['name']}", reason=reason)
+        if by == "gm":
+            outbox.queue(db, kind="notice", to_addr=row["email"], subject=f"[{signup['id']}] your sign-up is withdrawn",
+                         body=f"The GM has withdrawn your sign-up ({row['name']}) for game {signup['id']}, which has "
+                              f"not started yet{why}. Your password for it no longer works.\n", game_id=signup["id"])
+        else:
+            _tell_signup_gm(db, signup, f"{row['name']} withdrew",
+                            f"{row['name']} ({row['email']}) withdrew their sign-up for game {signup['id']}; "
+                            "the seat is open again.\n", gm)
+    left = signup["seats"] - db.execute("select count(*) from signup_players where game_id = ?", [signup["id"]]).fetchone()[0]
+    if by == "gm":
+        return f"{signup['id']}: the sign-up of {row['name']} is withdrawn ({row['email']} is told); {left} seat(s) open"
+    return (f"RESIGN: your sign-up ({row['name']}) for game {signup['id']} is withdrawn, before the game started; "
+            "your password for it no longer works. You may JOIN again while it is open.")
+
+
+def close_signup(db, game_id: str, *, reason: str | None = None) -> str:
+    """The GM's `pbem end` of a game open for sign-up: the sign-up is closed and gone (no game
+    was set up: there is no seed to reveal, no result); each player who joined is told."""
+    signup = _signup(db, game_id)
+    joined = read.rows(db, "select * from signup_players where game_id = ? order by joined, name", [signup["id"]])
+    why = f" ({reason})" if reason else ""
+    with db.atomic():
+        for j in joined:
+            outbox.queue(db, kind="notice", to_addr=j["email"], subject=f"[{signup['id']}] game cancelled",
+                         body=f"The GM has closed the sign-up for game {signup['id']} before it started{why}: "
+                              "the game will not be played. Your password for it no longer works.\n",
+                         game_id=signup["id"])
+        db.execute("delete from signup_players where game_id = ?", [signup["id"]])
+        db.execute("delete from signups where id = ?", [signup["id"]])
+        record_action(db, signup["id"], by="gm", action="close", detail=f"sign-up closed, {len(joined)} joined",
+                      reason=reason)
+    return (f"{signup['id']}: sign-up closed before the game started; {len(joined)} player(s) who joined are told"
+            if joined else f"{signup['id']}: sign-up closed before the game started (nobody had joined)")
 
 
 def start(db, game_id: str, *, turns=None) -> dict:

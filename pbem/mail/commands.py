@@ -79,7 +79,9 @@ With your PASSWORD, from your registered address:
                         to its end, within the game's allowance of days
   - SET ADDRESS new@addr
                         use a new address (both addresses are told)
-  - RESIGN              leave the game (a bot plays on, or the seat is empty)
+  - RESIGN              leave the game (a bot plays on, or the seat is empty);
+                        before a game open for sign-up starts: withdraw
+                        your sign-up
   - DRAW, CONCEDE       propose a draw, or concede: the game ends when every
                         player still playing has sent the same; a vote
                         stands until NODRAW / NOCONCEDE, or until every
@@ -900,7 +902,43 @@ def no_such_game(game_id: str | None) -> str:
     return "unknown game: no game by that name exists here (a game id is 1-40 letters, digits, '-' or '_')"
 
 
+def _open_signup(m: Incoming, signup: dict) -> Outcome:
+    """A message for a game open for sign-up (not set up yet: no game row, tester4 finding
+    14). RESIGN with the password of one who joined from this address (or named on the
+    PLAYER line) withdraws that sign-up; anything else is refused with the true reason."""
+    gid = signup["id"]
+    m.out.game_id = gid
+    if m.is_mail and not m.sender:
+        m.out.outcome, m.out.reason = "rejected", f"game '{gid}' has not started yet (and no From address to tell)"
+        return m.out
+    joined = read.rows(m.db, "select * from signup_players where game_id = ? order by joined, name", [gid])
+    named = (m.found.inherited("player") or "").strip().lower()
+    mine = [j for j in joined if (named and j["name"] == named)
+            or (not named and m.sender and j["email"].lower() == m.sender.lower())]
+    wants_resign = any(r.name == "resign" for r in m.found.requests)
+    if wants_resign and len(mine) == 1:
+        if m.password is None:
+            return m.reject(f"RESIGN for game '{gid}' needs your PASSWORD (the one its JOIN mailed you)", game_exists=False)
+        if m.password != mine[0]["password"]:
+            return m.reject(f"bad password for {mine[0]['name']} in game '{gid}'", game_exists=False)
+        from pbem.host import seats
+        from pbem.mail.guard import gm_address
+
+        m.out.player = mine[0]["name"]
+        said = seats.withdraw(m.db, gid, mine[0]["name"], by="player", gm=gm_address(m.db, None))
+        oid = m.notice(subject=f"[{gid}] sign-up withdrawn", text=said + "\n", to=m.sender)
+        return m.accept(said, outbox_id=oid)
+    how = (" To withdraw your sign-up before it starts, send GAME " + gid + ", your PASSWORD and RESIGN."
+           if mine else "")
+    return m.reject(f"game '{gid}' has not started yet: it is open for sign-up ({len(joined)} of {signup['seats']} "
+                    "seats taken) and starts when full or when the GM starts it; orders and commands for it are "
+                    f"taken from then on.{how}", game_exists=False)
+
+
 def _unknown_game(m: Incoming, game_id: str) -> Outcome:
+    signup = read.open_game(m.db, game_id)
+    if signup:
+        return _open_signup(m, signup)
     found = m.found
     m.out.game_id = game_id
     looks_like_orders = found.block is not None and (found.block.player or found.block.password or found.block.placeholder)
