@@ -228,6 +228,9 @@ def test_faith_votes_stand_through_the_next_turn(run):
     assert run("autoplay", "f", "--max-phases", "1", "--force").returncode == 0  # turn 1 resolves: a's vote stands
     _mail(run, "f2", "b@example.org", f"PLAYER b\nPASSWORD {pw['b']}\nDRAW", game="f")
     assert any("still to vote: c" in b for b in _bodies(run, "b@example.org"))
+    st = json.loads(run("status", "f", "--json").stdout)["games"][0]
+    assert st["votes"] == {"a": {"kind": "draw", "turn": 1}, "b": {"kind": "draw", "turn": 2}}
+    assert "a votes DRAW (since turn 1); b votes DRAW (since turn 2)" in run("status", "f").stdout
     _mail(run, "f3", "c@example.org", f"PLAYER c\nPASSWORD {pw['c']}\nDRAW", game="f")
     st = json.loads(run("status", "f", "--json").stdout)["games"][0]
     assert st["status"] == "finished" and sorted(st["winners"]) == ["a", "b", "c"]

@@ -413,6 +413,7 @@ def status(
         unready += "".join(f"; {p}'s order file {why}" for p, why in (g.get("refused_files") or {}).items())
         unready += f"; waiting: {', '.join(g['waiting'])} asked to WAIT" if g.get("waiting") else ""
         awaiting = ", ".join(g["awaiting"]) or ("nobody" if unready else "nobody (ready to resolve)")
+        seats += "".join(f"; {p} votes {v['kind'].upper()} (since turn {v['turn']})" for p, v in (g.get("votes") or {}).items())
         deadline = "PAUSED since " + g["paused"] if g.get("paused") else (g["deadline"] or "none") + (" (PASSED)" if g.get("deadline_passed") else "")
         typer.echo(
             f"{g['id']} ({g['title']}): turn {g['turn']}, awaiting {awaiting}{unready}; "

@@ -66,6 +66,10 @@ def status(db, game_id: str | None = None) -> dict:
             "waiting": [r[0] for r in db.execute("select player from waits where game_id = ? and phase = ? order by player",
                                                  [game["id"], game["phase"]]).fetchall() if r[0] in asked]
             if game["status"] == "running" and read.has_table(db, "waits") else [],
+            # DRAW/CONCEDE votes standing (tester4 finding 06: they stand across turns until withdrawn or lapsed)
+            "votes": {p: {"kind": k, "turn": n} for n, p, k in db.execute(
+                "select phase, player, kind from proposals where game_id = ? order by player", [game["id"]]).fetchall()}
+            if game["status"] == "running" and read.has_table(db, "proposals") else {},
         })
     # games open for sign-up: no turn yet (issue 13: `pbem status` lists them as open)
     signups = [{"id": g["id"], "type": g["type"], "title": get_rules(g["type"]).info.title, "status": "open",
