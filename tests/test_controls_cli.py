@@ -87,7 +87,7 @@ def test_deadline_pause_resume_and_list(run, game):
     r = run("resume", "g1", "--at", "2026-12-05T10:00Z")
     assert r.returncode == 0 and "deadline 2026-12-05T10:00:00Z" in r.stdout
     r = run("list")
-    assert re.search(r"^g1\s+gods\s+turn 1\s+running\s+deadline 2026-12-05T10:00:00Z\s+awaiting alice", r.stdout, re.MULTILINE)
+    assert re.search(r"^g1\s+gods\s+turn 1\s+running\s+deadline 2026-12-05T10:00:00Z\s+grace until 2026-12-05T22:00:00Z awaiting alice", r.stdout, re.MULTILINE)
 
 
 def test_bad_deadlines_and_pauses(run, game):

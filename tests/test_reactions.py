@@ -151,7 +151,10 @@ def test_without_a_reaction_deadline_the_reaction_phase_keeps_the_usual_one(db, 
 
 
 def test_standing_reactions_never_stop_the_turn(db, turns, clock):
-    new_game(db, turns, {"reaction_deadline": "12h"})  # reactions=standing: the deadline is never used
+    # reactions=standing: a reaction_deadline would never be used, so it is refused (tester4 finding 13)
+    with pytest.raises(PbemError, match="never asks a player a reaction live"):
+        new_game(db, turns, {"reaction_deadline": "12h"})
+    new_game(db, turns, {})
     ack = gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "play kama")
     assert "depends on another player's answer" not in ack.text
     host.resolve(db, ["r1"], turns=turns)

@@ -226,6 +226,10 @@ class DeityRules(Rules):
         return {"player": player, "step": "temple", "pending": None, "raise_left": {}, "attacks": {},
                 "holy_war": False, "arrived": {}, "destroyed": {}, "orders": 0}
 
+    def asks_live(self, options) -> bool:
+        """reactions=ask: Abjuration and Resurrection (and a battle's answer) are asked live."""
+        return str(options.get("reactions", "standing")).strip().lower() == "ask"
+
     def setup(self, players, options, rng: Rng):
         opts = self._options(options)
         n = len(players)

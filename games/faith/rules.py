@@ -255,6 +255,11 @@ class FaithRules(Rules):
         self.world = self.tab.world
 
     # --- set-up ----------------------------------------------------------------------------
+    def asks_live(self, options) -> bool:
+        """battles=sealed (the default): each attacker's battles are answered in a sealed round
+        asked live (see responses.py)."""
+        return options.get("battles", self.data["options"]["battles"]) == "sealed"
+
     def setup(self, players, options, rng: Rng):
         unknown = set(options) - set(self.info.options)
         if unknown:

@@ -144,6 +144,10 @@ class OhGodsRules(Rules, Catalogue):
         self._standing_cache: dict[tuple, list[Order]] = {}
 
     # --- set-up and hands ------------------------------------------------------------------
+    def asks_live(self, options) -> bool:
+        """reactions=ask: the victim of a steal is asked live whether to Block."""
+        return str(options.get("reactions", "standing")).strip().lower() == "ask"
+
     def setup(self, players, options, rng: Rng):
         unknown = set(options) - set(OPTIONS)
         if unknown:

@@ -333,7 +333,14 @@ def resolve(
     for gid, why in warnings.items():  # files are copies of the store: the game itself is fine
         out.append((True, f"pbem: warning: {gid}: {why}"))
     if not results:
-        out.append((False, "no game is due: every running game is waiting for orders before its deadline"))
+        from pbem.host.queries import in_grace
+
+        grace = in_grace(_reader()) if game_ids is None or not game_ids else []
+        out.append((False, "no game is due: every running game is waiting for orders"
+                    + (", before its deadline or in its grace period:" if grace else " before its deadline")))
+        for g in grace:  # finding 13: the deadline has passed; the grace (option grace) decides when it resolves
+            out.append((False, f"  {g['id']} turn {g['turn']}: the deadline {g['deadline']} has passed; in its grace "
+                               f"period until {g['grace_ends']}, then the missing players' default orders apply"))
     for r in results:
         if r.outcome == "error":  # this game could not be resolved; the others went on
             out.append((True, f"pbem: {r.game_id} turn {r.turn}: NOT resolved -- {r.detail}"))
@@ -382,7 +389,8 @@ def status(
     game_id: Optional[str] = typer.Argument(None, metavar="GAME_ID", help="One game (default: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the stable JSON documented in the README."),
 ) -> None:
-    """Show each game's turn, who is awaited, the deadline and the scores.
+    """Show each game's turn, who is awaited, the deadline (and, with the option grace, when its
+    grace period ends) and the scores.
 
     Example: pbem status athens-1 --json
     """
@@ -414,7 +422,11 @@ def status(
         unready += f"; waiting: {', '.join(g['waiting'])} asked to WAIT" if g.get("waiting") else ""
         awaiting = ", ".join(g["awaiting"]) or ("nobody" if unready else "nobody (ready to resolve)")
         seats += "".join(f"; {p} votes {v['kind'].upper()} (since turn {v['turn']})" for p, v in (g.get("votes") or {}).items())
-        deadline = "PAUSED since " + g["paused"] if g.get("paused") else (g["deadline"] or "none") + (" (PASSED)" if g.get("deadline_passed") else "")
+        deadline = "PAUSED since " + g["paused"] if g.get("paused") else (g["deadline"] or "none") + (
+            f" (PASSED; in its grace period until {g['grace_ends']}, then the missing players' default orders apply)"
+            if g.get("deadline_passed") and g.get("grace_ends") and g["grace_ends"] > data["now"]
+            else " (PASSED)" if g.get("deadline_passed")
+            else f" (then a grace period until {g['grace_ends']})" if g.get("grace_ends") else "")  # finding 13
         typer.echo(
             f"{g['id']} ({g['title']}): turn {g['turn']}, awaiting {awaiting}{unready}; "
             f"deadline {deadline}; scores {scores}{seats}"
@@ -601,7 +613,7 @@ def ingest(
 
 @app.command(short_help="Deliver the outbox through SMTP, each message once.")
 def send(
-    dry_run: Optional[str] = typer.Option(None, "--dry-run", metavar="DIR", help="Write the queued messages as DIR/*.eml instead of sending them."),
+    dry_run: Optional[str] = typer.Option(None, "--dry-run", metavar="DIR", help="Write the queued messages as DIR/*.eml instead of sending them (DIR: a folder, made if missing; not a file)."),
     mark_sent: bool = typer.Option(False, "--mark-sent", help="With --dry-run: mark the written messages sent (you send them by hand)."),
     smtp_host: Optional[str] = typer.Option(None, "--smtp-host", metavar="HOST", help="SMTP server (env PBEM_SMTP_HOST; default localhost)."),
     smtp_port: Optional[int] = typer.Option(None, "--smtp-port", metavar="PORT", help="SMTP port (env PBEM_SMTP_PORT; default 587 starttls, 465 ssl, else 25)."),

@@ -83,7 +83,8 @@ def set_option(
     key: str = typer.Argument(..., metavar="KEY", help="grace, remind, early, absences, press, seat_policy, gm_email or reaction_deadline."),
     value: str = typer.Argument(..., metavar="VALUE", help="e.g. 12h, off, on, 14, grey, bot, gm@example.org."),
 ) -> None:
-    """Change a game option; the players are told.
+    """Change a game option of a game running, paused or open for sign-up (not of one that
+    is over); the players are told.
 
     Options: grace (after the deadline the missing players get a 'late' notice and the turn
     waits this long before their default orders), remind (awaited players are reminded this
@@ -91,7 +92,8 @@ def set_option(
     absences (days of absence each player may declare), press (none/white/grey), seat_policy
     (vacant/bot: what a resignation leaves), gm_email (where player notices go),
     reaction_deadline (the short deadline of a phase that asks a reaction live, in a game
-    with reactions=ask; from the next such phase).
+    with reactions=ask or Faith's battle rounds; refused for a game that asks none; from
+    the next such phase). With grace, `pbem status` and `pbem list` show when it ends.
 
     Example: pbem set athens-1 grace 12h
     """
@@ -182,25 +184,37 @@ def replace(
                + ("" if email.strip() else " (no address: hand it over yourself)"))
 
 
-@app.command("join", short_help="Add a new player's seat to a running game.")
+@app.command("join", short_help="Seat a new player: in a game open for sign-up, or a new seat in a running game.")
 def join_running(
-    game_id: str = typer.Argument(..., metavar="GAME_ID", help="A running game."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="A game open for sign-up, or a running game."),
     newcomer: str = typer.Argument(..., metavar="NAME[:EMAIL]", help="The new player's name, and address."),
     reason: str | None = typer.Option(None, "--reason", metavar="TEXT", help="Why (recorded and told to the players)."),
 ) -> None:
-    """Add a seat for a new player to a running game, when its rules take one (Faith: a new
-    god joins in the Negotiation phase and founds a belief there). The newcomer gets a
-    password and the open turn's report; everyone is told. `pbem replay` and the published
-    record add the seat at the turn it joined in; `pbem rollback` goes back to that turn at
-    the earliest.
+    """Seat a new player. In a game open for sign-up (`pbem new ... --open N`): a seat, as a
+    JOIN by mail takes one but without its confirmation (you vouch for the address, which is
+    needed); the password is printed here, and the player's turn-1 report carries it when
+    the game starts (at once, when this fills the last seat).
+
+    In a running game: a new seat, when its rules take one (Faith: a new god joins in the
+    Negotiation phase and founds a belief there). The newcomer gets a password and the open
+    turn's report; everyone is told. `pbem replay` and the published record add the seat at
+    the turn it joined in; `pbem rollback` goes back to that turn at the earliest.
 
     Example: pbem join faith-1 erin:erin@example.org
     """
-    from pbem.host import seats
+    from pbem.host import read, seats
 
     _host()
     name, _, email = newcomer.partition(":")
-    password = seats.add_seat(_store(), game_id, name, email.strip() or None, reason=reason, turns=settings.turns)
+    db = _store()
+    if read.open_game(db, game_id):  # finding 13: the GM seats a player who signed up by other means
+        r = seats.sign_up(db, game_id, name, email.strip() or None, turns=settings.turns)
+        typer.echo(f"{r['game']}: {r['player']} has a seat ({r['joined']} of {r['seats']} taken); password {r['password']}"
+                   + (f"; the game is full and has started: each player's turn-1 report (with their password) is queued"
+                      if r["started"] else f"; their turn-1 report, with it, goes to {email.strip()} when the game starts "
+                      f"(when full, or at `pbem start {r['game']}`)"))
+        return
+    password = seats.add_seat(db, game_id, name, email.strip() or None, reason=reason, turns=settings.turns)
     typer.echo(f"{game_id}: {name.strip().lower()} joins in a new seat; password {password}"
                + ("" if email.strip() else " (no address: hand it over yourself)"))
 
@@ -253,7 +267,8 @@ def observe(
 
 @app.command("list", short_help="Every game: turn, state, deadline, awaited.")
 def list_games(as_json: bool = typer.Option(False, "--json", help="Print JSON: a list of games.")) -> None:
-    """List every game: type, turn, state (open, running, paused, over), deadline, who is awaited.
+    """List every game: type, turn, state (open, running, paused, over), deadline (and when
+    its grace period ends, with the option grace), who is awaited.
 
     Example: pbem list --json
     """
@@ -274,8 +289,9 @@ def list_games(as_json: bool = typer.Option(False, "--json", help="Print JSON: a
         awaited = ", ".join(g["awaited"]) or "-"
         bots = f"; bot seats: {', '.join(g['bots'])}" if g["bots"] else ""
         bots += f"; waiting: {', '.join(g['waiting'])} asked to WAIT" if g.get("waiting") else ""
+        grace = f"grace until {g['grace_ends']} " if g.get("grace_ends") else ""  # finding 13: when the defaults apply
         typer.echo(f"{g['id']:20} {g['type']:8} turn {g['turn']:<4} {g['state']:8} deadline {g['deadline'] or 'none':21} "
-                   f"awaiting {awaited}{bots}")
+                   f"{grace}awaiting {awaited}{bots}")
 
 
 @app.command(short_help="End a game: winners or a draw (players told).")

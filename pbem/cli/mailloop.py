@@ -126,8 +126,8 @@ def backup(
 ) -> None:
     """Copy the store to FILE with SQLite's online backup: consistent even while `pbem run`
     or a player's mail is being processed. The copy is checked (integrity_check) and only
-    then put in place, so FILE is never a half-written store. FILE may not be the store, nor
-    SQLite's -wal, -shm or -journal file beside it.
+    then put in place, so FILE is never a half-written store. FILE may not be the store (not
+    even with --force), nor SQLite's -wal, -shm or -journal file beside it.
 
     Example: pbem backup backups/pbem-$(date +%F).db
     """
@@ -141,10 +141,10 @@ def backup(
     if source == ":memory:" or not Path(source).is_file():
         _fail(f"no pbem store at {source}")
     target = Path(file)
+    if target.exists() and target.resolve() == Path(source).resolve():  # finding 13: said first, --force or not
+        _fail(f"{file} is the store itself: a backup cannot replace it (not even with --force); give another name")
     if target.exists() and not force:
         _fail(f"{file} exists; give another name, or --force to replace it")
-    if target.exists() and target.resolve() == Path(source).resolve():
-        _fail("the backup cannot replace the store itself")
     store = Path(source).resolve()
     for suffix in ("-wal", "-shm", "-journal"):  # issue 17: SQLite's files beside the store: it deletes them
         if target.resolve() == store.with_name(store.name + suffix):

@@ -135,6 +135,12 @@ class Rules:
             for p in flow["active"]
         ]
 
+    def asks_live(self, options: dict[str, str]) -> bool:
+        """Whether a game set up with these options ever asks a player a reaction live (a
+        phase whose flow `pace` is "reaction", which the host gives the game's shorter
+        `reaction_deadline`). Default: never (the host then refuses that option)."""
+        return False
+
     # --- orders ----------------------------------------------------------------------
     def legal_orders(self, state: dict, player: str) -> list[Order]:
         """Every order `player` may give now: the single source of truth for legality."""

@@ -151,6 +151,20 @@ def reaction_deadline(game: dict, state: dict, opened: datetime, due: datetime |
     return opened + short if due is None else min(due, opened + short)
 
 
+def check_useful(game_type: str, rules_options: dict | None, host_options: dict[str, str], game_id: str) -> None:
+    """Finding 13: `reaction_deadline` (checked already) is refused for a game that never asks
+    a player a reaction live (its rules' `asks_live` with its options): it would do nothing."""
+    from pbem.core.registry import get_rules
+
+    if host_options.get("reaction_deadline", "off") == "off":
+        return
+    rules = get_rules(game_type)
+    if not rules.asks_live(rules_options or {}):
+        raise InputError(f"reaction_deadline '{host_options['reaction_deadline']}': game '{game_id}' ({rules.info.title}) "
+                         "never asks a player a reaction live, so it would never be used (it is for Oh Gods! and Deity "
+                         "with the option reactions=ask, and Faith's battle rounds); nothing was changed")
+
+
 def clean_email(value: str | None) -> str:
     """A plain email address pbem can write, or a clean error quoting the input (the checker of
     pbem.host.addresses when there is one, else the outbox's)."""
@@ -200,6 +214,7 @@ def set_option(db, game_id: str, key: str, value: str, *, by: str = "gm") -> dic
     name = (key or "").strip().lower()
     if signup:
         checked = validate_options({name: value})[name]
+        check_useful(signup["type"], loads(signup.get("options")), {name: checked}, signup["id"])
         options = loads(signup.get("host_options")) or {}
         old = {**HOST_DEFAULTS, **options}.get(name)
         options[name] = checked
@@ -209,6 +224,8 @@ def set_option(db, game_id: str, key: str, value: str, *, by: str = "gm") -> dic
         return {"game": signup["id"], "option": name, "value": checked, "was": old}
     game = read.game(db, game_id)
     checked = validate_options({name: value})[name]
+    _running(game, f"change its option {name}")  # finding 13: like every other control of a finished game
+    check_useful(game["type"], loads(game.get("options")), {name: checked}, game["id"])
     options = loads(game.get("host_options")) or {}
     old = {**HOST_DEFAULTS, **options}.get(name)
     options[name] = checked
@@ -750,6 +767,7 @@ def games_list(db) -> list[dict]:
             waits = [p for p in waiting(db, g["id"], g["phase"]) if p in asked]
         out.append({"id": g["id"], "type": g["type"], "turn": g["phase"], "state": game_state(g),
                     "deadline": g["deadline"], "awaited": awaited, "waiting": waits,
+                    "grace_ends": schedule.grace_end(g["deadline"], g.get("grace")) if g["status"] == "running" else None,
                     "bots": [p["name"] for p in read.players(db, g["id"]) if p.get("bot")]})
     if read.has_table(db, "signups"):
         for s in read.rows(db, "select * from signups order by id"):

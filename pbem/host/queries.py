@@ -16,6 +16,20 @@ from pbem.host import read, schedule
 from pbem.host.store import loads
 
 
+def in_grace(db) -> list[dict]:
+    """The running games (not paused) whose deadline has passed and whose grace period (the
+    option `grace`) has not ended: [{id, turn, deadline, grace_ends}], by id (finding 13:
+    what `pbem resolve --all` says when nothing is due)."""
+    now = schedule.iso(schedule.now())
+    out = []
+    for g in read.rows(db, "select id, phase, deadline, grace from games where status = 'running' and paused is null "
+                           "and deadline is not null and deadline <= ? and grace > 0 order by id", [now]):
+        ends = schedule.grace_end(g["deadline"], g["grace"])
+        if ends > now:
+            out.append({"id": g["id"], "turn": g["phase"], "deadline": g["deadline"], "grace_ends": ends})
+    return out
+
+
 def status(db, game_id: str | None = None) -> dict:
     """The state of one game or of all: a stable JSON shape, documented in the README."""
     signup = read.open_game(db, game_id) if game_id else None
@@ -57,6 +71,8 @@ def status(db, game_id: str | None = None) -> dict:
             "paused": game.get("paused"),
             "deadline_passed": bool(game["deadline"]) and game["status"] == "running"
             and schedule.parse_time(game["deadline"]) <= schedule.now(),
+            # finding 13: with the option grace, when the turn resolves with the missing players' defaults
+            "grace_ends": schedule.grace_end(game["deadline"], game.get("grace")) if game["status"] == "running" else None,
             "bots": [p["name"] for p in seats if p.get("bot")],
             "vacant": [p["name"] for p in seats if p.get("vacant")],
             "resigned": [{"player": a["detail"].split(":")[0].removeprefix("seat "), "at": a["at"]}

@@ -72,6 +72,14 @@ def later(when: datetime, span: timedelta) -> datetime:
         return _FAR
 
 
+def grace_end(deadline: str | None, grace_seconds: int | None) -> str | None:
+    """When a turn's grace period (the game option `grace`) ends and the missing players'
+    default orders apply: the deadline plus the grace; None without a deadline or a grace."""
+    if not deadline or not grace_seconds:
+        return None
+    return iso(later(parse_time(deadline), timedelta(seconds=grace_seconds)))
+
+
 MAX_EVERY_DAYS = 3660  # ten years a turn: longer is a typo, and far later dates overflow
 _DURATION = re.compile(r"^\s*(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m)?\s*$")
 

@@ -33,7 +33,7 @@ from pbem.host.store import dumps, loads
 
 __all__ = [
     "add_seat", "close_signup", "join", "join_code", "move_observer", "observe", "observer_code", "observer_move_code", "observers",
-    "open_game", "replace", "reset_password", "resign", "send_password", "set_address", "set_bot", "start", "withdraw",
+    "open_game", "replace", "reset_password", "resign", "send_password", "set_address", "set_bot", "sign_up", "start", "withdraw",
 ]
 
 
@@ -362,6 +362,7 @@ def open_game(db, game_type: str, game_id: str, seats: int, seed: str | None = N
     if not isinstance(seats, int) or not info.min_players <= seats <= info.max_players:
         raise InputError(f"{info.title} is for {info.min_players} to {info.max_players} players, not {seats}")
     rules_opts, host_opts = controls.split_options(options)
+    controls.check_useful(game_type, rules_opts, host_opts, game_id)  # finding 13: reaction_deadline
     row = {"id": game_id, "type": game_type, "seats": seats, "seed": None if seed is None else str(seed),
            "options": dumps(rules_opts), "host_options": dumps(host_opts), "schedule": dumps(sched),
            "created": schedule.iso(schedule.now())}
@@ -512,6 +513,28 @@ def close_signup(db, game_id: str, *, reason: str | None = None) -> str:
                       reason=reason)
     return (f"{signup['id']}: sign-up closed before the game started; {len(joined)} player(s) who joined are told"
             if joined else f"{signup['id']}: sign-up closed before the game started (nobody had joined)")
+
+
+def sign_up(db, game_id: str, name: str, email: str | None, *, turns=None, by: str = "gm") -> dict:
+    """The GM seats a player in a game open for sign-up (`pbem join` on an open game): as a
+    JOIN by mail does, without the confirmation (the GM vouches for the address), recorded.
+    The address is needed: the player's turn-1 report, with the password, goes there when the
+    game starts (at once, when this fills the last seat). Returns {game, player, password,
+    joined, seats, started}."""
+    signup = _signup(db, game_id)
+    if not (email or "").strip():
+        raise InputError(f"game '{signup['id']}' is open for sign-up: a player seated there needs an address, where "
+                         f"their turn-1 report and password go when it starts: `pbem join {signup['id']} "
+                         f"{(name or 'NAME').strip().lower()}:EMAIL`")
+    with db.atomic():
+        player, password = join(db, signup["id"], email, name, turns=turns)
+        started = bool(db.execute("select 1 from games where id = ?", [signup["id"]]).fetchone())
+        record_action(db, signup["id"], by=by, action="sign-up", detail=f"{player} seated by the GM"
+                      + ("; the game started" if started else ""))
+    joined = signup["seats"] if started else db.execute("select count(*) from signup_players where game_id = ?",
+                                                        [signup["id"]]).fetchone()[0]
+    return {"game": signup["id"], "player": player, "password": password, "joined": joined, "seats": signup["seats"],
+            "started": started}
 
 
 def start(db, game_id: str, *, turns=None) -> dict:

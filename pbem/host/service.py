@@ -171,6 +171,7 @@ def new_game(db, game_type: str, game_id: str, players: list[str], seed: str | N
     if db["signups"].exists() and db["signups"].count_where("id = ?", [game_id]):
         raise PbemError(f"a game '{game_id}' already exists (open for sign-up)")
     options, host_options = controls.split_options(options)
+    controls.check_useful(game_type, options, host_options, game_id)  # finding 13: reaction_deadline
     seats = []
     for spec in players:
         name, _, email = spec.partition(":")
@@ -650,9 +651,11 @@ def _resolve_locked(db, game_id: str, force: bool, turns, preview: bool, known: 
         if not unready:
             return Resolved(game_id, number, "waiting", f"early resolution is off: waiting for the deadline {phase['deadline']}"), None
         refused = read.refused_files(db, game_id, number, [p for p, why in unready.items() if why == "no orders"])
+        grace = (f"; the deadline {phase['deadline']} has passed: in its grace period until "  # finding 13
+                 f"{schedule.grace_end(phase['deadline'], game.get('grace'))}, then the default orders apply" if passed else "")
         return Resolved(game_id, number, "waiting", "waiting for " + ", ".join(  # (issue 17: a refused order file named)
             f"{p} ({refused[p]})" if p in refused else p if why == "no orders" else f"{p} ({why})"
-            for p, why in unready.items())), None
+            for p, why in unready.items()) + grace), None
     if check_only:
         return None, None
     scripts: dict[str, Script | None] = {p: None for p in asked}

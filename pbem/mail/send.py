@@ -333,7 +333,14 @@ def write_eml(db, out_dir: str | Path, settings: MailSettings, mark_sent: bool =
     written as mail at all, set aside as `send` would. Each keeps the Message-ID it is
     given here, so the file and the message sent later agree."""
     folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():  # finding 13: not the OS's "File exists"
+        raise PbemError(f"--dry-run {out_dir} is a file, not a folder: give a folder for the .eml files (it is made "
+                        "if it does not exist); nothing was written")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # a file on the way: a/b where a is a file
+        raise PbemError(f"--dry-run {out_dir}: a part of that path is a file, not a folder; give a folder for the "
+                        ".eml files; nothing was written") from None
     result = SendResult()
     for row in _due_rows(db, failed=failed, change=mark_sent):
         row = _assign_message_id(db, row, settings)
