@@ -141,10 +141,10 @@ def test_a_wait_leaves_with_a_player_the_gm_replaces_and_the_newcomer_is_told(ru
     assert r.returncode == 0, r.stderr
     zed = r.stdout.split()[-1]
     welcome = _bodies(run, "zed@example.org")[-1]
-    assert "ann's WAIT for turn 1 is withdrawn. Send WAIT (or DRAW, CONCEDE) yourself if you want one." in welcome
+    assert "ann's WAIT for turn 1 is withdrawn. Send your own (WAIT, DRAW, CONCEDE, ABSENT) if you want one." in welcome
     assert "Your WAIT for turn 1 is withdrawn." in _bodies(run, "ann@example.org")[-1]
     told = [b for b in _bodies(run, "bob@example.org") if "zed plays the seat ann" in b][-1]
-    assert "ann's WAIT for turn 1 is withdrawn. A WAIT or a vote is its sender's own" in told, told
+    assert "ann's WAIT for turn 1 is withdrawn. A WAIT, a vote or an absence is its sender's own" in told, told
     _mail(run, "r2", "zed@example.org", f"PLAYER zed\nPASSWORD {zed}\n{_starts(run, 'ann')}")
     _mail(run, "r3", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\n{_starts(run, 'bob')}")
     r = run("resolve", "--all")
@@ -259,3 +259,18 @@ def test_when_the_only_player_not_voting_resigns_the_standing_votes_end_the_game
     assert "The votes of the players still playing end the game now: it is over, drawn." in said, said
     st = json.loads(run("status", "g", "--json").stdout)["games"][0]
     assert st["status"] == "finished" and st["winners"] == ["ann", "bob", "cat"]
+
+
+def test_a_declared_absence_leaves_with_the_player_the_gm_replaces(run):
+    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h",
+            "--option", "absences=5")
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    assert "(5 of your 5 days used, 0 left)" in _absent(run, 1, pw["bob"], "ABSENT FROM 2026-12-10 TO 2026-12-14")
+    r = run("replace", "g", "bob", "zed:zed@example.org")
+    assert r.returncode == 0, r.stderr
+    zed = r.stdout.split()[-1]
+    welcome = _bodies(run, "zed@example.org")[-1]
+    assert "bob's absence from Thu 10 Dec 2026 00:00 UTC" in welcome and "is withdrawn" in welcome, welcome
+    # the newcomer has the game's whole allowance
+    _mail(run, "z1", "zed@example.org", f"PLAYER bob\nPASSWORD {zed}\nABSENT FROM 2026-12-20 TO 2026-12-21", game="g")
+    assert "(2 of your 5 days used, 3 left)" in _bodies(run, "zed@example.org")[-1]

@@ -542,7 +542,8 @@ def waiting(db, game_id: str, number: int) -> list[str]:
 
 def drop_seat_flags(db, game: dict, seat: str) -> list[str]:
     """What the person leaving `seat` had said for it that is theirs, not the seat's (finding
-    03): their WAIT (it held the turn for them) and their DRAW/CONCEDE vote. Deleted, inside
+    03): their WAIT (it held the turn for them), their DRAW/CONCEDE vote and their declared
+    absences (a newcomer has the game's whole allowance). Deleted, inside
     the caller's transaction, when the person playing the seat changes (a resignation, a
     replacement, a bot taking over); returns what was withdrawn, as words for the notices
     ("WAIT for turn 3", "vote for a draw"; see `withdrawn`). The seat's orders stay: they are
@@ -556,8 +557,15 @@ def drop_seat_flags(db, game: dict, seat: str) -> list[str]:
         words = "vote for a draw" if kind == "draw" else "concession"
         if words not in gone:
             gone.append(words)
+    now = schedule.iso(schedule.now())
+    for begin, end in db.execute("select start, [end] from absences where game_id = ? and player = ? and [end] > ? "
+                                 "order by start", [game["id"], seat, now]).fetchall():
+        gone.append(f"absence from {_show(game, begin)} to {_show(game, end)}")
     db.execute("delete from waits where game_id = ? and player = ?", [game["id"], seat])
     db.execute("delete from proposals where game_id = ? and player = ?", [game["id"], seat])
+    # a declared absence is its person's too: a deadline moved for it stays, none moves for it
+    # any more, and a newcomer has the whole allowance
+    db.execute("delete from absences where game_id = ? and player = ?", [game["id"], seat])
     return gone
 
 

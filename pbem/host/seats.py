@@ -196,8 +196,8 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
         announce(db, game["id"], subject=f"{seat['name']} has a new player",
                  text=f"From turn {game['phase']}, {person} plays the seat {seat['name']} in game {game['id']} "
                       f"(it was {'a bot' if seat.get('bot') else 'vacant' if seat.get('vacant') else before}).\n"
-                      + (controls.withdrawn(gone, f"{before}'s") + " A WAIT or a vote is its sender's own; "
-                         f"{person} sends their own if they want one.\n" if gone else "")
+                      + (controls.withdrawn(gone, f"{before}'s") + " A WAIT, a vote or an absence is its sender's "
+                         f"own; {person} sends their own if they want one.\n" if gone else "")
                       + (f"Reason: {reason}\n" if reason else ""))
         if old_addr and (not addr or old_addr.lower() != addr.lower()):  # the player replaced is told too (no password)
             outbox.queue(db, kind="notice", to_addr=old_addr, subject=f"[{game['id']}] you no longer play {seat['name']}",
@@ -214,8 +214,8 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
                     f"Put it on the PASSWORD line of your orders (with PLAYER {seat['name']}); keep it to yourself.\n"
                     f"Earlier turns: send HISTORY {game['id']} [TURN] for their public reports"
                     " (the game's pages on the GM's site show them too).\n"
-                    + (f"{controls.withdrawn(gone, before + chr(39) + 's')} Send WAIT (or DRAW, CONCEDE) yourself if "
-                       "you want one.\n" if gone else "") + "\n"
+                    + (f"{controls.withdrawn(gone, before + chr(39) + 's')} Send your own (WAIT, DRAW, CONCEDE, "
+                       "ABSENT) if you want one.\n" if gone else "") + "\n"
                     "Your latest report follows.\n\n" + latest)
             outbox.queue(db, kind="report", to_addr=addr, subject=f"[{game['id']}] you play {seat['name']}: turn {game['phase']} report",
                          body=body + outbox.footer(game["id"]), game_id=game["id"], phase=game["phase"], player=seat["name"])
