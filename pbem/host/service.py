@@ -405,7 +405,8 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
 
     Mail (pbem.mailin): `delivered` is when the message reached the GM's mailbox (the deadline
     is checked against it, never later than now); `mail` ({"to", "in_reply_to", "inbox_id"})
-    queues the acknowledgement to the sender in the same transaction, and a mailed submission
+    queues the acknowledgement to the sender in the same transaction (not with "held": the
+    caller mails it, one reply for a message with orders for several games), and a mailed submission
     none of whose lines can be used is rejected as a whole (wrong phase, parse errors, or no
     usable orders), so
     it does not replace earlier orders.
@@ -490,7 +491,7 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             "INSERT INTO submissions (game_id, phase, player, received, source, raw, sha256, status, ack, ready) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values).lastrowid
         ack.stored = dict(zip(_SUBMISSION_COLUMNS, [ack.submission_id, *values]))
-        if mail is not None:
+        if mail is not None and not mail.get("held"):  # held: the mail layer puts it in a reply of its own
             outbox.queue_ack(db, ack, mail, text)  # mail: the acknowledgement goes out with the submission
     return ack
 

@@ -24,6 +24,10 @@ The answers, as a player of those judges expects:
   says what was done or why it was refused.
 
 A message that is only orders, only REPORT or only HELP is answered exactly as before.
+
+A message with blocks for several games or players (`_several`, finding 01) is read block by
+block, each as a message of its own, and answered in ONE reply; the blocks set aside (an
+earlier copy of the same game's, a quoted one) are named in the answer with why.
 """
 
 from __future__ import annotations
@@ -69,7 +73,9 @@ may carry orders, several commands and several press blocks. Your orders get
 their acknowledgement; a report, the help, a history and a password come as
 their own mail (each asked once); everything else is answered in one reply,
 each command with its line number. One message is answered by at most 3 mails
-in all, that reply and the acknowledgement included.
+in all, that reply and the acknowledgement included. In several games? One
+message may hold a block for each (GAME ... END, each with its PASSWORD):
+each is read on its own, and one reply answers them all.
 
 With your PASSWORD, from your registered address:
   - REPORT [TURN]       your latest report (or that turn's) again
@@ -181,6 +187,24 @@ class Incoming:
     # the message named no game, its sender holds seats in several, and its PASSWORD is the
     # password of one of them: the game it was taken for (`_password_game`; its answers say so)
     by_password: str | None = None
+    # finding 01: one part of a message with blocks for several games or players (`_several`):
+    # its answers are collected here, for the one reply that covers every part
+    collect: list[str] | None = None
+    budget: list[int] | None = None  # ...and the mails answering the whole message so far (MAX_MAILS)
+    noted: bool = False  # the blocks set aside (`aside_note`) are told in one of its answers already
+    outside: str | None = None  # the part of the requests typed outside every block: which blocks there are
+
+    def aside_note(self) -> str | None:
+        """Finding 01: the blocks of the message that were not read, and why (once a message)."""
+        if self.noted or not self.found or not self.found.aside:
+            return None
+        self.noted = True
+        return "\n".join(f"Not read: {b.described()}: {why}." for b, why in self.found.aside)
+
+    def notes(self) -> str | None:
+        """What an answer says first: how the game was found, and the blocks set aside."""
+        said = [t for t in (password_note(self.by_password) if self.by_password else None, self.aside_note()) if t]
+        return "\n\n".join(said) or None
 
     @property
     def is_mail(self) -> bool:
@@ -220,8 +244,13 @@ class Incoming:
 
     def reject(self, why: str, to: str | None = None, tell: bool = True, game_exists: bool = True) -> Outcome:
         """Reject with a reason and tell the sender (`to`, by default whoever gets our replies)."""
+        if self.collect is not None:  # one part of several (`_several`): told in the message's one reply
+            self.out.outcome, self.out.reason = "rejected", why
+            if tell:
+                self.collect.append(f"REJECTED: {why}\nNothing of this part was changed.")
+            return self.out
         return rejection(self.db, self.out, (to or self.reply_to) if tell else None, self.mid, why,
-                         game_exists=game_exists, note=password_note(self.by_password) if self.by_password else None)
+                         game_exists=game_exists, note=self.notes())
 
     def notice(self, *, subject: str, text: str, kind: str = "notice", to: str | None = None) -> int | None:
         return _notice(self.db, to=to or self.sender, game_id=self.game_id, player=self.out.player, subject=subject,
@@ -447,14 +476,16 @@ def orders(m: Incoming) -> Outcome:
     ack = host.submit(
         m.db, m.game_id, row["name"], order_text(m.game_id, row["name"], m.found), source=f"mail:{out.inbox_id}",
         delivered=m.item.delivered or (received_time(m.msg) if m.msg is not None else None),
-        mail={"to": m.reply_to, "in_reply_to": m.mid, "inbox_id": out.inbox_id,
-              "note": password_note(m.game_id) if m.by_password else None},
+        mail={"to": m.reply_to, "in_reply_to": m.mid, "inbox_id": out.inbox_id, "note": m.notes(),
+              "held": m.collect is not None},  # (one part of several: its acknowledgement goes in their reply)
         known=(m.game, m.players) if m.rows_fresh else None,
         savepoint=False,  # issue 17: inside the message's savepoint (ingest_item), or the request's (_run)
         kept=m.ctx.rows if m.rows_fresh else None,  # (the phase's state hash, as the game's row: Context.rows)
     )
     out.submission_id = ack.submission_id
     out.authenticated = out.authenticated or _authenticated(m)
+    if m.collect is not None:
+        m.collect.append(ack.text.rstrip("\n"))
     out.outcome = "rejected" if ack.status == "rejected" else "accepted"
     out.reason = _reason(ack)
     if "wrong password" in ack.reason:
@@ -1037,8 +1068,17 @@ def dispatch(db, item: Item, raw: bytes, msg: Message | None, out: Outcome, ctx:
 
     m.texts = all_texts(msg) if m.is_mail else Texts([("order file", decode_bytes(raw))])
     m.found = choose(m.texts)
+    if m.is_mail and m.sender and len(m.found.seats) > 1:
+        return _several(m)
+    return _route(m)
+
+
+def _route(m: Incoming) -> Outcome:
+    """A message (or one part of it, `_several`) routed to its game and answered by its command(s)."""
+    out, ctx, tag_game = m.out, m.ctx, m.tag_game
     requests = _request_list(m.found)
-    if len(requests) > 1 or (requests and requests[0] is not None and requests[0].name not in _LEGACY):
+    if m.collect is not None or len(requests) > 1 or (
+            requests and requests[0] is not None and requests[0].name not in _LEGACY):
         # mail commands may change a game or its players (RESIGN, SET ADDRESS, JOIN...): no
         # row read before is kept (orders, REPORT and HELP, alone, change neither)
         if ctx.rows is not None:
@@ -1134,8 +1174,9 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     asked: set[tuple] = set()  # the requests met so far: the same one again is answered once
     confirmed = False  # a confirmation code was tried: one a message (a code is some 40 bits; 50 guesses a message were)
     # the mails answering this message so far: the reply from the first on, and the orders'
-    # acknowledgement (orders are always taken: nothing a player sent is lost)
-    sent = 1 + (None in requests)
+    # acknowledgement (orders are always taken: nothing a player sent is lost); one part of
+    # several: the one reply that covers them all, and what the parts before asked
+    sent = m.budget[0] if m.budget else 1 + (None in requests)
     for i, r in enumerate(requests):
         m.request = r
         if i == MAX_REQUESTS:  # one message cannot make the judge do (or send) without end
@@ -1163,6 +1204,11 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
                 continue
         command = COMMANDS["orders" if r is None else r.name]
         answer: Answer
+        if m.outside and command.needs in ("player", "seat"):  # (a message with blocks for several games)
+            answers.append((r, Answer.refused(
+                f"which game? This line is outside the blocks of your message ({m.outside}): put it inside the "
+                "block of its game, before its END line")))
+            continue
         if command.needs in ("player", "seat"):
             if not m.game:
                 answer = Answer.refused(no_such_game(unknown) if unknown else _which_game(which) if which else
@@ -1191,7 +1237,96 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
         answer = _run(m, command)
         sent += bool(r is not None and answer.ok and (answer.document or answer.mails))  # a refused one sent nothing
         answers.append((r, answer))
+    if m.budget:
+        m.budget[0] = sent
     return _conclude(m, answers)
+
+
+MAX_PARTS = 10  # blocks for different games or players read from one message
+
+
+def _several(m: Incoming) -> Outcome:
+    """Finding 01: a message with blocks for several games or players (njudge's way for a
+    player in several games: GAME ath ... END, GAME olymp ... END, each with its PASSWORD).
+    Each block is read as its own submission, with the requests typed in it, in its own
+    savepoint, exactly as a message of its own would be (`_route`); the requests typed outside
+    every block are one more part. ONE reply tells what became of each part -- each game's
+    acknowledgement, line by line, and its requests -- and which blocks were set aside and why;
+    the mails of their own (REPORT, HISTORY, HELP, SEND PASSWORD) count with it against
+    MAX_MAILS. The message's one outcome (its inbox row) names the first part that was taken
+    and the reason of each."""
+    db, out = m.db, m.out
+    parts = m.found.split()
+    names = ", ".join("/".join(x for x in (b.game, b.player) if x) + f" at line {b.line}" if b.game or b.player
+                      else f"a block at line {b.line}" for b in (p.block for p in parts) if b is not None)
+    budget = [1]  # (the reply)
+    sections: list[tuple[str, Outcome | None, list[str]]] = []
+    guessed: Outcome | None = None  # the part whose PASSWORD was wrong: one a message is tried
+    for i, found in enumerate(parts):
+        title = (found.block.described() if found.block is not None else "the lines outside the blocks")
+        if i == MAX_PARTS:
+            sections.append((title, None, [f"NOT READ: this block and the {len(parts) - i - 1} after it; one message "
+                                           f"is read for at most {MAX_PARTS} games or players"]))
+            break
+        if guessed is not None and found.block is not None and found.block.password:
+            sections.append((title, None, [f"NOT READ: the password of an earlier block ({guessed.game_id}/{guessed.player}) "
+                                           "was wrong, and one message tries one wrong password at most (password "
+                                           "guessing); send this block again, in a message of its own"]))
+            continue
+        sub = Incoming(db, m.item, m.raw, m.msg, Outcome(out.origin, "rejected", "", inbox_id=out.inbox_id), m.ctx,
+                       sender=m.sender, mid=m.mid, subject=m.subject, texts=m.texts, found=found, reply_to=m.sender,
+                       tag_game=m.tag_game, collect=[], budget=budget, noted=True,
+                       outside=names if found.block is None else None)
+        if m.ctx.rows is not None:
+            m.ctx.rows.clear()  # (a part may change a game: nothing read before is kept)
+        try:
+            with db.atomic():
+                result = _route(sub)
+        except PbemError as err:
+            result = sub.out
+            result.outcome, result.reason = "rejected", str(err)
+            sub.collect.append(f"REFUSED: {err}")
+        if result.outcome == "ignored":
+            sub.collect.append(f"NOT READ: {result.reason}")
+        if result.reason.startswith("bad password") and guessed is None:
+            guessed = result
+        sections.append((title, result, sub.collect))
+    if m.ctx.rows is not None:
+        m.ctx.rows.clear()
+    results = [r for _, r, _ in sections if r is not None]
+    taken = [r for r in results if r.outcome != "ignored"]
+    if not taken:  # no part is for a game here: as a message that names none
+        return m.ignore(results[0].reason if results else "not for any game")
+    done = [r for r in taken if r.outcome == "accepted"]
+    first = guessed or (done or taken)[0]  # (a wrong password first: the guessing throttle counts it, pbem.mail.guard)
+    results = [first] + [r for r in results if r is not first]
+    out.outcome = "accepted" if done else "rejected"
+    out.game_id, out.player, out.submission_id = first.game_id, first.player, first.submission_id
+    out.authenticated = any(r.authenticated for r in results)
+    out.confirm_failed = any(r.confirm_failed for r in results)
+    out.reason = "; ".join([first.reason] + [f"{r.game_id or '-'}{'/' + r.player if r.player else ''}: {r.reason}"
+                                             for r in results[1:]])[:500]  # (the row names the first's game and player)
+    verdicts = []
+    for (title, r, _) in sections:
+        who = f"{r.game_id}/{r.player}" if r is not None and r.game_id and r.player else (
+            r.game_id if r is not None and r.game_id else "other lines")
+        verdicts.append(f"{who} " + ("not read" if r is None or r.outcome == "ignored" else
+                                     "accepted" if r.outcome == "accepted" else "REFUSED"))
+    lines = ["pbem: your message, block by block", "",
+             f"Your message holds blocks for {len(m.found.seats)} games or players ({names}); each is read as its own "
+             "submission, and this one reply answers them all.", ""]
+    for title, _, texts in sections:
+        head = f"== {title} =="
+        lines += [head, ""] + [t + "\n" for t in texts] if texts else [head, "", "(nothing in it to answer)", ""]
+    if m.found.aside:
+        lines += [f"Not read: {b.described()}: {why}." for b, why in m.found.aside] + [""]
+    if m.by_password:
+        lines += [password_note(m.by_password), ""]
+    kind = "ack" if any(p.has_orders for p in parts) else "notice"
+    out.outbox_id = _notice(db, to=m.sender, game_id=None, player=None, subject=f"[pbem] your message: {', '.join(verdicts)}",
+                            text="\n".join(lines).rstrip("\n") + "\n", kind=kind, in_reply_to=m.mid,
+                            inbox_id=out.inbox_id)
+    return out
 
 
 def _request_key(r: Request, m: Incoming) -> tuple:
@@ -1241,6 +1376,13 @@ def _conclude(m: Incoming, answers: list[tuple[Request | None, Answer]]) -> Outc
         out.reason = answers[0][1].reason
     if m.by_password:
         out.reason += f" (taken for {m.by_password}: the game its password belongs to)"
+    if m.collect is not None:  # one part of several: every request told in the message's one reply
+        lines = [text for r, a in answers if r is not None or not a.document  # (orders: their acknowledgement)
+                 for text in (_describe(r, m), f"  {'done' if a.ok else 'REFUSED'}: "
+                              + "\n  ".join(a.text.rstrip("\n").split("\n")))]
+        if lines:
+            m.collect.append("\n".join(lines))
+        return out
     told = [(r, a) for r, a in answers if not (a.ok and a.document and r is not None) and not (r is None and a.ok)]
     orders_only_failed = len(answers) == 1 and answers[0][0] is None
     if not told or orders_only_failed or (m.is_mail and not m.sender) or not m.reply_to:
@@ -1248,7 +1390,8 @@ def _conclude(m: Incoming, answers: list[tuple[Request | None, Answer]]) -> Outc
         out.outbox_id = out.outbox_id or (ids[0] if ids else None)
         return out
     refused = sum(1 for _, a in answers if not a.ok)
-    lines = ["pbem: your message, request by request", ""] + ([password_note(m.by_password), ""] if m.by_password else [])
+    note = m.notes()
+    lines = ["pbem: your message, request by request", ""] + ([note, ""] if note else [])
     for r, a in answers:
         lines.append(_describe(r, m))
         mark = "done" if a.ok else "REFUSED"

@@ -282,6 +282,12 @@ class Block:
     numbers: list[int] = field(default_factory=list)  # each order's line number in the text
     password_line: int = 0
     requests: list[Request] = field(default_factory=list)  # the commands and press typed inside it
+    line: int = 0  # the number of its first line (a GAME, PLAYER or PASSWORD line)
+
+    def described(self) -> str:
+        """How a reply names the block: where it starts, and the game and player it names."""
+        names = ", ".join(f"{k.upper()} {v}" for k, v in (("game", self.game), ("player", self.player)) if v)
+        return f"the block at line {self.line}" + (f" ({names})" if names else "")
 
     @property
     def content_depth(self) -> int | None:
@@ -305,6 +311,32 @@ class Found:
     command_word: str | None = None  # the argument as typed (REPORT -1: "-1", no turn number)
     where: str = ""
     requests: list[Request] = field(default_factory=list)
+    # finding 01: the blocks the player wrote in, one for each game and player (`block` among
+    # them), in the order of their lines: more than one, each is its own submission (`split`)
+    seats: list[Block] = field(default_factory=list)
+    # the blocks with content that are not read, each with why: an earlier copy of the same
+    # game's block (the last one counts), or a quoted one (the one written in counts)
+    aside: list[tuple[Block, str]] = field(default_factory=list)
+    loose: list[Request] = field(default_factory=list)  # the requests typed outside every block
+    copies: dict = field(default_factory=dict, repr=False)  # id(earlier copy) -> the block of `seats` that counts
+
+    def split(self) -> list[Found]:
+        """Finding 01: one Found for each block of `seats` (its requests, and those typed in
+        its earlier copies), and, last, one for the requests typed outside every block (whose
+        game is the subject's, or the sender's one game): each answered on its own."""
+        parts = []
+        for b in self.seats:
+            copies = [c for c, _ in self.aside if self.copies.get(id(c)) is b]
+            requests = list(b.requests) + [r for c in copies for r in c.requests if r.depth == 0]
+            part = Found(block=b, blocks=[b] + copies, where=self.where,
+                         requests=sorted(requests, key=lambda r: r.line))
+            _set_command(part)
+            parts.append(part)
+        if self.loose:
+            part = Found(where=self.where, requests=list(self.loose))
+            _set_command(part)
+            parts.append(part)
+        return parts
 
     def inherited(self, attr: str) -> str | None:
         if self.block and getattr(self.block, attr):
@@ -371,7 +403,7 @@ def find_orders(text: str) -> Found:
             if hm:
                 kw, value = hm.group(1).lower(), hm.group(2)
                 if cur is None or (kw != "password" and cur.orders):
-                    cur = Block(base=depth)
+                    cur = Block(base=depth, line=number)
                     blocks.append(cur)
                 if kw == "password":
                     if value.lower() in PLACEHOLDER_PASSWORDS:
@@ -409,12 +441,48 @@ def find_orders(text: str) -> Found:
     if with_content:
         best = min(d for _, d in with_content)
         found.block = [b for b, d in with_content if d == best][-1]
+        _seats(found, with_content, best)
     elif blocks:
         found.block = blocks[-1]
     typed = {id(r): r for r in loose + [r for b in blocks for r in b.requests] if r.depth == 0}
     if found.block is not None:
         typed.update((id(r), r) for r in found.block.requests)
     found.requests = sorted(typed.values(), key=lambda r: r.line)
+    found.loose = [r for r in loose if r.depth == 0]
+    _set_command(found)
+    return found
+
+
+def _same_seat(a: Block, b: Block) -> bool:
+    """Whether two blocks may be for the same game and player: none names a game or a player
+    the other names otherwise (a block that names none is taken for the same)."""
+    return all(x is None or y is None or x == y for x, y in ((a.game, b.game), (a.player, b.player)))
+
+
+def _seats(found: Found, with_content: list[tuple[Block, int]], best: int) -> None:
+    """Finding 01: of the blocks with content, those written in (the least quoted) are one
+    submission for each game and player -- the last of each, its earlier copies set aside;
+    the more quoted ones are set aside (quoted, as in a reply to a mail that held them)."""
+    kept: list[Block] = []
+    for b, d in reversed(with_content):
+        if d != best:
+            continue
+        same = next((k for k in kept if _same_seat(k, b)), None)
+        if same is None:
+            kept.append(b)
+        else:
+            found.copies[id(b)] = same
+    found.seats = kept[::-1]
+    for b, d in with_content:
+        if d != best:
+            found.aside.append((b, "quoted: quoted text is never read as orders; the block you wrote counts"
+                                if best == 0 else "quoted more deeply than the block you filled in, which counts"))
+        elif id(b) in found.copies:
+            found.aside.append((b, "an earlier block for the same game and player: of several, the last one counts"))
+
+
+def _set_command(found: Found) -> None:
+    """`command`: the first request of a message (or part) that holds no orders."""
     if found.requests and not (found.block and found.block.orders):
         first = found.requests[0]
         found.command = first.name
@@ -422,7 +490,6 @@ def find_orders(text: str) -> Found:
             word = first.arg
             found.command_word = word
             found.command_arg = whole(word)
-    return found
 
 
 def choose(texts: Texts) -> Found:

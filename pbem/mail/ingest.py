@@ -29,8 +29,10 @@ headers of forwarded and Outlook "Original Message" sections, signatures (after 
 mobile footers are recognised; a format=flowed text (RFC 3676) is unwrapped first
 (pbem.mail.mime.unflow). The orders are an *order block*: from a GAME/PLAYER/PASSWORD
 header line to END -- which is exactly the order form every report ends with. Of the blocks in
-a message, the one the player wrote in counts: a block with orders or a real password, the
-least quoted one, and of those the last. So a reply that types orders above or below a quoted
+a message, the ones the player wrote in count: blocks with orders, a request or a real
+password, the least quoted ones, and of those the last for each game and player (blocks for
+several games are each their own submission, answered in one reply: pbem.mail.commands; every
+block set aside is named in the answer). So a reply that types orders above or below a quoted
 report, or fills in the quoted (or pasted) form, is read as those orders, and the report text
 around the form is never read as orders.
 
