@@ -274,3 +274,16 @@ def test_a_declared_absence_leaves_with_the_player_the_gm_replaces(run):
     # the newcomer has the game's whole allowance
     _mail(run, "z1", "zed@example.org", f"PLAYER bob\nPASSWORD {zed}\nABSENT FROM 2026-12-20 TO 2026-12-21", game="g")
     assert "(2 of your 5 days used, 3 left)" in _bodies(run, "zed@example.org")[-1]
+
+
+def test_a_rollback_before_a_vote_withdraws_it_and_its_sender_is_told(run):
+    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "-p", "cat:cat@example.org",
+            "--every", "72h")
+    pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
+    assert run("autoplay", "g", "--max-phases", "2", "--force").returncode == 0
+    _mail(run, "b1", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nDRAW", game="g")
+    assert json.loads(run("status", "g", "--json").stdout)["games"][0]["votes"] == {"bob": {"kind": "draw", "turn": 3}}
+    assert run("rollback", "g", "--to", "2").returncode == 0
+    assert json.loads(run("status", "g", "--json").stdout)["games"][0]["votes"] == {}
+    told = _bodies(run, "bob@example.org")[-1]
+    assert "Your vote for a draw in game g, sent in turn 3, is withdrawn: the GM has set the game back to turn 2" in told

@@ -997,6 +997,19 @@ def rollback_notice(db, game_id: str, to: int, was: int, rollback_id: int, deadl
                   f"orders you send before then replace yours.\n")
 
 
+def votes_set_aside(db, game_id: str, to: int, votes: list) -> None:
+    """After a rollback to turn `to`: each DRAW/CONCEDE vote sent in a turn it set aside,
+    (player, kind, turn), is gone; its sender is told (votes stand across turns, so they
+    may count on it)."""
+    seated = {p["name"] for p in read.players(db, game_id) if not p.get("vacant")}
+    for player, kind, since in votes:
+        if player in seated:
+            announce(db, game_id, subject=f"your {_VOTE.get(kind, kind)} is withdrawn", to=[player],
+                     text=f"Your {_VOTE.get(kind, kind)} in game {game_id}, sent in turn {since}, is withdrawn: the GM "
+                          f"has set the game back to turn {to}, before it. Send {kind.upper()} again if you still want "
+                          "it.\n")
+
+
 def observer_footer(game_id: str, *, over: bool = False) -> str:
     """The end of every mail to an observer (turn reports, announcements -- a pause, a
     correction, the game's end -- and public press): why it comes, and how to stop it.

@@ -947,10 +947,12 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
         cancelled = db.execute(
             "UPDATE outbox SET status = 'cancelled', last_error = ? WHERE game_id = ? AND phase > ? AND status = 'queued'",
             [f"rolled back to turn {to} (rollback {rb})", game_id, to]).rowcount
+        votes = db.execute("SELECT player, kind, phase FROM proposals WHERE game_id = ? AND phase > ?", [game_id, to]).fetchall()
         for table in ("waits", "proposals", "notices"):  # what players said about the turns set aside
             db.execute(f"DELETE FROM [{table}] WHERE game_id = ? AND phase > ?", [game_id, to])
         controls.rollback_notice(db, game_id, to, game["phase"], rb,  # recorded, and a correction notice queued
                                  schedule.show(deadline, sched) if deadline else None)
+        controls.votes_set_aside(db, game_id, to, votes)  # their senders are told (tester4 finding 06: votes stand)
     return {"game": game_id, "from": game["phase"], "to": to, "archived": moved, "rollback_id": rb,
             "mail_cancelled": cancelled, "deadline": deadline, "absences": absences}
 
