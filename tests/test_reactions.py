@@ -578,3 +578,20 @@ def test_a_line_after_a_question_asked_in_some_outcomes_only_is_judged_without_a
     none = [(None, err, True, why), (None, err, True, other)]
     r = engine._after_answer(line, none, [why, other], lambda: (None, err, True, why))
     assert r.status == "rejected" and "'play kama': not now -- whatever bob answers" in r.reason
+
+
+def test_a_rollback_to_a_reaction_phase_gives_it_the_short_deadline_again(db, turns, clock):
+    """The fresh deadline a rollback gives is the one the turn got when it opened: a
+    reaction asked live gets the game's reaction_deadline from now, not the schedule's 72h."""
+    new_game(db, turns, {"reactions": "ask", "reaction_deadline": "12h"})
+    gm_orders(db, "r1", "alice", "steal thor give poseidon aphrodite", "pass")
+    host.resolve(db, ["r1"], turns=turns)
+    clock("2026-11-23T11:00:00Z")
+    gm_orders(db, "r1", "bob", "allow")
+    host.resolve(db, ["r1"], turns=turns)
+    assert read.game(db, "r1")["phase"] == 3
+    clock("2026-11-24T09:00:00Z")
+    host.rollback(db, "r1", 2, turns=turns)
+    assert read.game(db, "r1")["deadline"] == read.phase(db, "r1", 2)["deadline"] == "2026-11-24T21:00:00Z"
+    host.rollback(db, "r1", 1, turns=turns)  # the thief's turn: the schedule's
+    assert read.game(db, "r1")["deadline"] == "2026-11-27T09:00:00Z"

@@ -926,17 +926,21 @@ def rollback(db, game_id: str, to: int, turns: str | Path | None = DEFAULT_TURNS
             moved[table] = db.execute(f"SELECT count(*) FROM [{table}_archive] WHERE rollback_id = ?", [rb]).fetchone()[0]
         phase = _phase(db, game_id, to)
         # a fresh deadline from the game's schedule (the turn's own has passed: orders sent
-        # now would be refused as too late); a game without a schedule keeps the turn's
+        # now would be refused as too late), as the turn got when it opened: a reaction asked
+        # live its short `reaction_deadline`; a game without a schedule keeps the turn's
+        from pbem.host import controls
+
         sched = loads(game.get("schedule"))
-        deadline = schedule.iso(schedule.deadline(sched, schedule.now())) if sched else phase["deadline"]
+        opened = schedule.now()
+        fresh = controls.reaction_deadline(game, loads(phase["state"]), opened, schedule.deadline(sched, opened) if sched else None)
+        deadline = schedule.iso(fresh) if sched or fresh is not None else phase["deadline"]
         if deadline != phase["deadline"]:
             db.execute("UPDATE phases SET deadline = ? WHERE game_id = ? AND number = ?", [deadline, game_id, to])
         db["games"].update(game_id, {"phase": to, "status": "running", "finished": None, "outcome": None,
                                      "deadline": deadline})
-        from pbem.host import controls
 
         absences = []
-        if deadline and sched:  # finding 10: not inside a declared absence of a player asked (as at every turn opened)
+        if fresh is not None:  # finding 10: not inside a declared absence of a player asked (as at every turn opened)
             due, absences = controls.past_absences(db, game_id, schedule.parse_time(deadline))
             if absences:
                 deadline = schedule.iso(due)
