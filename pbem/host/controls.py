@@ -675,16 +675,6 @@ def _allowance_end(periods: list[tuple[datetime, datetime]], begin: datetime, fi
     return finish
 
 
-def absence_end(db, game_id: str, players: list[str], due: datetime) -> datetime | None:
-    """The end of the latest absence of one of `players` that covers the time `due`."""
-    if not players:
-        return None
-    marks = ",".join("?" * len(players))
-    row = db.execute(f"select max([end]) from absences where game_id = ? and player in ({marks}) and start <= ? and [end] > ?",
-                     [game_id, *players, schedule.iso(due), schedule.iso(due)]).fetchone()
-    return schedule.parse_time(row[0]) if row and row[0] else None
-
-
 def absences_at(db, game_id: str, when: datetime, asked: list[str] | None = None) -> list[dict]:
     """The declared absences that cover the time `when` of the players asked in the open turn
     (`asked`, else worked out) who are people (bot and vacant seats are never awaited):
