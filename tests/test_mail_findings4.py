@@ -208,3 +208,40 @@ def test_one_message_tries_one_wrong_password_and_the_guessing_throttle_counts_i
     con.close()
     # (pbem.mail.guard counts such rows per seat: the wrong password is counted as in a message of its own)
     assert row[:3] == ("rejected", "ath", "zeus") and row[3].startswith("bad password"), row
+
+
+# --- 07. an order set that leaves an action out says so, and what is done by default --------------------
+
+def test_gods_orders_with_one_of_two_actions_say_what_is_done_by_default(run, tmp_path):
+    pw = new_game(run, "gods", "g", ["ann:ann@play.test", "bob:bob@play.test"])
+    order = _tribe(run, "g", "ann")
+    run("ingest", eml(tmp_path, "m1", "ann@play.test", f"GAME g\nPLAYER ann\nPASSWORD {pw['ann']}\n{order}"))
+    ack = outbox_bodies(tmp_path, kind="ack", to="ann@play.test")[-1]
+    found = re.search(r"NOT COMPLETE: after these orders your part of this turn is not over; this will be done for you "
+                      r"by default: (discard [a-z ]+)\.", ack)
+    assert found, ack
+    assert ("You are the only player asked, so the turn is resolved at the judge's next run, before its deadline: to do "
+            "more yourself, send your complete orders again now") in ack, ack
+    default = found.group(1)
+    # her complete orders (the second action her own): nothing is left to a default, and the ack says nothing of it
+    run("ingest", eml(tmp_path, "m2", "ann@play.test", f"GAME g\nPLAYER ann\nPASSWORD {pw['ann']}\n{order}\n{default}"))
+    ack = outbox_bodies(tmp_path, kind="ack", to="ann@play.test")[-1]
+    assert "2 accepted" in ack and "NOT COMPLETE" not in ack and "by default" not in ack, ack
+    # what the first acknowledgement named is what resolution does when the second action is left out
+    run("ingest", eml(tmp_path, "m3", "ann@play.test", f"GAME g\nPLAYER ann\nPASSWORD {pw['ann']}\n{order}"))
+    assert "g turn 1: resolved" in run("resolve", "--all").stdout
+    report = run("report", "g", "--player", "ann", "--turn", "2").stdout
+    assert f"ann gave no further order; by default: {default}" in report, report
+
+
+def test_oh_gods_orders_that_end_the_turn_early_say_so(run, tmp_path):
+    pw = new_game(run, "ohgods", "o", ["ann:ann@play.test", "bob:bob@play.test"])
+    report = run("report", "o", "--player", "ann").stdout
+    play = next(line[4:] for line in report.splitlines() if line.startswith("#   play "))
+    run("ingest", eml(tmp_path, "m1", "ann@play.test", f"GAME o\nPLAYER ann\nPASSWORD {pw['ann']}\n{play}"))
+    ack = outbox_bodies(tmp_path, kind="ack", to="ann@play.test")[-1]
+    assert ("After these orders your part of this turn ends (pass, by default): nothing else you could still do this "
+            "turn is done.") in ack, ack
+    run("ingest", eml(tmp_path, "m2", "ann@play.test", f"GAME o\nPLAYER ann\nPASSWORD {pw['ann']}\n{play}\npass"))
+    ack = outbox_bodies(tmp_path, kind="ack", to="ann@play.test")[-1]
+    assert "by default" not in ack and "2 accepted" in ack, ack

@@ -494,8 +494,8 @@ def hedged(reason: str) -> bool:
     return reason.startswith((DICE_REASON, ANSWER_REASON))
 
 
-def _check_world(rules: Rules, state: dict, player: str, script: Script,
-                 rng: Rng) -> list[tuple[Order | None, OrderError | None, bool, tuple | None]]:
+def _check_world(rules: Rules, state: dict, player: str, script: Script, rng: Rng,
+                 end: list | None = None) -> list[tuple[Order | None, OrderError | None, bool, tuple | None]]:
     """One play-through of a script in a copy of the position: for each line, the order it
     matched (or the error), whether dice or hidden cards had been met by then -- before it,
     or by the line itself on the way to its step (Deity's blight roll before a later move) --
@@ -527,7 +527,46 @@ def _check_world(rules: Rules, state: dict, player: str, script: Script,
         except OrderError as err:
             err.line, err.text = line.number, line.text
             out[i] = (None, err, rng.counter > 0, waited)
+    if end is not None:  # (defaults_after: the position the lines leave)
+        end += [sim, asked, waited is not None or any(o is not None and o[3] is not None for o in out)]
     return out
+
+
+MAX_DEFAULTS = 20  # the orders taken by default after a submission that `defaults_after` names at most
+ENDING_VERBS = frozenset(("pass", "done", "end"))  # orders that only end a player's part of a phase
+
+
+def defaults_after(rules: Rules, state: dict, player: str, script: Script,
+                   seed: str = "preview") -> tuple[list[str], bool, bool] | None:
+    """What resolution does for `player` once the submission's lines run out while her part
+    of the phase is not over (resolve: the forced or default orders "for what they left
+    open"): (the orders taken for her, in order; whether dice or hidden cards were met, so
+    that what is taken may differ -- then the orders are the check's guess and not to be
+    named; whether she could still give another order than one that ends her part). None when she is not asked, or a line waits for another player's answer.
+    Checked in the check's first outcome (check_rng), in the preview position: it knows no
+    more than the player."""
+    end: list = []
+    rng = check_rng(seed, 0)
+    _check_world(rules, state, player, script, rng, end=end)
+    sim, asked, waits = end
+    if not asked or waits:
+        return None
+    taken: list[str] = []
+    more = False
+    for _ in range(MAX_DEFAULTS):
+        flow = sim["flow"]
+        if flow.get("over") or flow.get("pace") == "reaction" or player not in active_players(rules, sim):
+            break
+        forced = rules.forced_order(sim, player)
+        order = forced or rules.default_order(sim, player)
+        if not taken and forced is None:  # could she still do something, other than end her part?
+            more = any(o.verb not in ENDING_VERBS for o in rules.legal_orders(sim, player))
+        taken.append(order.text)
+        try:
+            rules.apply(sim, player, order, rng)
+        except OrderError:  # (never at resolution; here: stop naming)
+            break
+    return taken, rng.counter > 0, more
 
 
 def check_rng(seed: str, k: int) -> Rng:

@@ -240,6 +240,10 @@ class Ack:
     # "lines"}); an empty submission: the orders on file it replaced with none (its acknowledgement says so)
     confirms: dict | None = None
     replaces: dict | None = None
+    # finding 07: the orders resolution takes for the player after these lines run out while her part
+    # of the turn goes on ({"orders": [...], "unsure": dice or hidden cards first, "alone": the only
+    # player asked, "early": the game resolves as soon as every player asked is ready})
+    defaults: dict | None = None
     # issue 17: the submissions row as stored (its columns in the table's order), for a caller
     # that goes on in the same transaction (autoplay) instead of reading it back
     stored: dict | None = field(default=None, repr=False, compare=False)
@@ -302,6 +306,7 @@ class Ack:
         elif not self.lines:
             out.append("(no orders, and none are asked of you this turn: nothing is needed from you until it is your turn)")
         out.append(f"{accepted} accepted, {rejected} rejected." + (f" {ignored} ignored (not orders)." if ignored else ""))
+        out += self._defaults_note()
         if self.confirms:
             out.append("Send new orders to change them before the deadline.")
         else:
@@ -321,6 +326,32 @@ class Ack:
                        "deadline (then the rejected lines are skipped). To keep these orders as they are, send a line "
                        "READY (with your PASSWORD, no order line needed): it makes them ready and replaces nothing.")
         return "\n".join(out + self._rules_note()) + "\n"
+
+    def _defaults_note(self) -> list[str]:
+        """Finding 07: an order set that leaves part of the player's turn open says what is
+        taken for her (an action left out, or just the end of her part, when she could still
+        do more), and when the turn may be resolved -- before she can add the rest."""
+        d = self.defaults
+        if not d:
+            return []
+        taken = d["orders"]
+        if all(t.split()[0].lower() in engine.ENDING_VERBS for t in taken if t.split()):  # it only ends her part
+            if not d["more"]:
+                return [f"After these orders your part of this turn ends ({'; '.join(taken)}, by default)."]
+            out = [f"After these orders your part of this turn ends ({'; '.join(taken)}, by default): nothing else you "
+                   "could still do this turn is done."]
+        elif d["unsure"]:
+            out = ["NOT COMPLETE: after these orders your part of this turn is not over (as far as the check can tell: "
+                   "dice or hidden cards come first); whatever is left will be done for you by default."]
+        else:
+            out = [f"NOT COMPLETE: after these orders your part of this turn is not over; "
+                   f"{'this' if len(taken) == 1 else 'these'} will be done for you by default: {'; '.join(taken)}."]
+        if self.ready and d["early"]:
+            when = ("You are the only player asked, so the turn is resolved at the judge's next run, before its deadline"
+                    if d["alone"] else "The turn is resolved before its deadline as soon as every player asked is ready")
+            out.append(f"{when}: to do more yourself, send your complete orders again now (or a line WAIT with your "
+                       "PASSWORD, to keep the turn open until its deadline).")
+        return out
 
     def _rules_note(self) -> list[str]:
         """How to read the brackets, when a ruling cites one (issue 18)."""
@@ -478,6 +509,15 @@ def submit(db, game_id: str, player: str, raw: bytes, source: str = "cli", trust
             if all(r.error == "invalid" for r in ack.lines if r.status == "rejected"):
                 raise InputError("parse errors: no line of these orders is an order of this game")
             raise InputError("no usable orders: every line was rejected (each line says why)")
+        if ack.lines and any(r.status == "accepted" for r in ack.lines) and not (source == "bot" and trusted):
+            # finding 07: what resolution takes for the player when these lines run out before her part of
+            # the turn is over (an action left out), and whether the turn may be resolved before she adds it
+            asked = _asked(db, rules, game, kept)
+            if player in asked:
+                left = engine.defaults_after(rules, current_state(db, game), player, script)
+                if left and left[0]:
+                    ack.defaults = {"orders": left[0], "unsure": left[1], "more": left[2], "alone": asked == [player],
+                                    "early": bool(game.get("early", 1))}
     except PbemError as err:
         ack.reason = str(err)
         ack.rule = _cite_whole(game["type"], ack.reason)
