@@ -157,6 +157,12 @@ def test_a_refused_block_does_not_stop_the_other_games_and_is_told(run, tmp_path
     assert "REFUSED: which game? This line is outside the blocks of your message (ath/zeuss at line 1, olymp/ares at line 6)" \
         in reply, reply
     assert _latest(tmp_path, "zeus") == []
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "pbem.db")
+    subject = con.execute("select subject from outbox where to_addr = 'caesar@play.test' order by id desc").fetchone()[0]
+    con.close()
+    assert subject == "[pbem] your message: ath REFUSED, olymp/ares accepted, other lines REFUSED", subject
 
 
 def test_of_several_copies_of_one_games_block_the_last_counts_and_the_others_are_named(run, tmp_path):

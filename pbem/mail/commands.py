@@ -1311,7 +1311,8 @@ def _several(m: Incoming) -> Outcome:
         who = f"{r.game_id}/{r.player}" if r is not None and r.game_id and r.player else (
             r.game_id if r is not None and r.game_id else "other lines")
         verdicts.append(f"{who} " + ("not read" if r is None or r.outcome == "ignored" else
-                                     "accepted" if r.outcome == "accepted" else "REFUSED"))
+                                     "REFUSED" if r.outcome != "accepted" else
+                                     "accepted, some lines rejected" if " lines rejected" in r.reason else "accepted"))
     lines = ["pbem: your message, block by block", "",
              f"Your message holds blocks for {len(m.found.seats)} games or players ({names}); each is read as its own "
              "submission, and this one reply answers them all.", ""]
