@@ -159,7 +159,7 @@ def _absent(run, n: int, pw: str, line: str) -> str:
 
 
 def test_overlapping_and_repeated_absences_are_charged_once_a_day(run):
-    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h",
+    r = run("new", "gods", "g", "--seed", "11", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h",
             "--option", "absences=5")
     pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))["bob"]
     said = _absent(run, 1, pw, "ABSENT FROM 2026-12-10 TO 2026-12-12")
@@ -183,7 +183,7 @@ def test_a_draw_proposed_with_ones_own_move_in_a_turn_by_turn_game(run):
     """GODS: a turn is one player's move. ann's DRAW, sent with the orders that end her turn,
     stands; bob is told of it by mail and agrees on his turn: the game ends drawn. A vote that
     nobody takes up lapses once the others have had their turn, and its sender is told."""
-    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h")
+    r = run("new", "gods", "g", "--seed", "11", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h")
     pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
     move = re.search(r"^#   (tribe [^\n]+)$", run("report", "g", "--player", "ann").stdout, re.MULTILINE).group(1)
     _mail(run, "d1", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\nDRAW\n{move}", game="g")
@@ -199,7 +199,7 @@ def test_a_draw_proposed_with_ones_own_move_in_a_turn_by_turn_game(run):
 
 
 def test_a_vote_nobody_takes_up_lapses_and_its_sender_is_told(run):
-    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h")
+    r = run("new", "gods", "g", "--seed", "11", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h")
     pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
     _mail(run, "l1", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\nDRAW", game="g")
     assert run("autoplay", "g", "--max-phases", "1", "--force").returncode == 0  # ann's turn
@@ -248,7 +248,7 @@ def test_faith_a_vote_lapses_after_the_next_turn(run):
 
 
 def test_when_the_only_player_not_voting_resigns_the_standing_votes_end_the_game(run):
-    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "-p", "cat:cat@example.org",
+    r = run("new", "gods", "g", "--seed", "11", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "-p", "cat:cat@example.org",
             "--every", "72h")
     pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
     _mail(run, "v1", "ann@example.org", f"PLAYER ann\nPASSWORD {pw['ann']}\nDRAW", game="g")
@@ -262,7 +262,7 @@ def test_when_the_only_player_not_voting_resigns_the_standing_votes_end_the_game
 
 
 def test_a_declared_absence_leaves_with_the_player_the_gm_replaces(run):
-    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h",
+    r = run("new", "gods", "g", "--seed", "11", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "--every", "72h",
             "--option", "absences=5")
     pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
     assert "(5 of your 5 days used, 0 left)" in _absent(run, 1, pw["bob"], "ABSENT FROM 2026-12-10 TO 2026-12-14")
@@ -277,7 +277,7 @@ def test_a_declared_absence_leaves_with_the_player_the_gm_replaces(run):
 
 
 def test_a_rollback_before_a_vote_withdraws_it_and_its_sender_is_told(run):
-    r = run("new", "gods", "g", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "-p", "cat:cat@example.org",
+    r = run("new", "gods", "g", "--seed", "11", "-p", "ann:ann@example.org", "-p", "bob:bob@example.org", "-p", "cat:cat@example.org",
             "--every", "72h")
     pw = dict(re.findall(r"seat \d+: (\S+)\s+password (\S+)", r.stdout))
     assert run("autoplay", "g", "--max-phases", "2", "--force").returncode == 0
