@@ -143,7 +143,17 @@ def test_a_forged_message_of_many_requests_gets_three_mails_at_most(run, tmp_pat
         assert r.returncode == 0 and "1 accepted" in r.stdout, r.stdout
         mails = outbox_rows(tmp_path, to=victim)
         assert len(mails) <= 3, [m["subject"] for m in mails]
-        # the reply says what became of the requests that got no mail
+        # a forged From gets no history at all (tester4 finding 11): only the code that asks for it
+        assert [m for m in mails if m["kind"] == "history"] == [], [m["subject"] for m in mails]
+        [reply] = [m["body"] for m in mails if "your commands" in m["subject"]]
+        assert "If you did not ask for it, ignore this mail" in reply and "the same code as above" in reply, reply
+        # the address that reads its mail sends the code back: its histories come, at most 3 mails
+        # (the reply counted); the reply says what became of the requests that got no mail
+        code = code_in(reply, "HISTORY g1 CONFIRM" if n != 2 else "HISTORY g1 1 CONFIRM")
+        r = run("ingest", eml(tmp_path, f"confirmed{n}", victim, body.replace("\n", f" CONFIRM {code}\n", 1),
+                              subject="[g1] hi"))
+        mails = outbox_rows(tmp_path, to=victim)[len(mails):]
+        assert len(mails) <= 3 and any(m["kind"] == "history" for m in mails), [m["subject"] for m in mails]
         [reply] = [m["body"] for m in mails if "your commands" in m["subject"]]
         assert "REFUSED: not sent: one message is answered by at most 3 mails" in reply, reply
     # a player's orders: their acknowledgement counts too (the orders are taken all the same)

@@ -193,8 +193,10 @@ def test_one_message_gets_each_mail_once_and_a_few_mails_at_most(game, tmp_path)
     db, pw = game
     out, mail = send(db, tmp_path, "victim@example.com", "HISTORY g1\n" * 1000, subject="hello")
     assert out.outcome == "accepted"
-    assert [r["kind"] for r in mail["victim@example.com"]] == ["history", "notice"]
+    # (and a sender no seat's password vouches for gets no history, only the code that asks for it)
+    assert [r["kind"] for r in mail["victim@example.com"]] == ["notice"]
     reply = reply_of(mail, "victim@example.com")
+    assert reply.count("HISTORY g1 CONFIRM ") == 1, reply
     assert reply.count("REFUSED: the same request as an earlier line: answered once") == commands.MAX_REQUESTS - 1
     assert f"not read: this and the {1000 - commands.MAX_REQUESTS - 1} request(s) after it" in reply
     body = f"PASSWORD {pw['alice']}\n" + "REPORT\nreport\n" * 2000 + "HISTORY g1\nHISTORY g1 1\nHELP\nSEND PASSWORD\n"
@@ -366,11 +368,14 @@ def test_list_history_join_and_observe_need_no_seat(game, tmp_path):
     send(db, tmp_path, "alice@example.org", f"PASSWORD {pw['alice']}\nPRESS TO bob\nprivate-marker-41\nENDPRESS\n")
     host.resolve(db, ["g1"], force=True, turns=None)
     db.conn.commit()
+    # (from an address no seat's password vouches for, once it confirms it reads its mail)
     out, mail = send(db, tmp_path, "newbie@example.net", "HISTORY g1\n", subject="history")
+    code = re.search(r"HISTORY g1 CONFIRM (\w+)", reply_of(mail, "newbie@example.net")).group(1)
+    out, mail = send(db, tmp_path, "newbie@example.net", f"HISTORY g1 CONFIRM {code}\n", subject="history")
     [hist] = [r for r in mail["newbie@example.net"] if r["kind"] == "history"]
     assert "Public report." in hist["body"] and "turn 2" in hist["body"] and "Report for" not in hist["body"]
     assert "private-marker-41" not in hist["body"]
-    out, mail = send(db, tmp_path, "newbie@example.net", "HISTORY g1 1\n", subject="history")
+    out, mail = send(db, tmp_path, "newbie@example.net", f"HISTORY g1 1 CONFIRM {code}\n", subject="history")
     [hist] = [r for r in mail["newbie@example.net"] if r["kind"] == "history"]
     assert hist["body"].startswith("GODS -- game g1 -- turn 1\n") and "Public report." in hist["body"]
     # JOIN: once the address confirms it, a seat and a password, mailed back; the second JOIN
@@ -479,7 +484,8 @@ def test_no_game_has_an_order_that_reads_as_a_mail_command():
     ("JOIN g2 zoe CONFIRM 0a1b", "join", ("g2", "zoe CONFIRM 0a1b")), ("join g2 confirm 0a1b", "join", ("g2", "confirm 0a1b")),
     ("JOIN g2 zoe confirm 0a1b thanks a lot", "join", ("g2", "zoe confirm 0a1b thanks a lot")),
     ("join me in the north for a drink tonight", None, None),
-    ("HISTORY g1 3", "history", ("g1", "3")), ("Draw", "draw", ()), ("CONCEDE", "concede", ()),
+    ("HISTORY g1 3", "history", ("g1", "3", None)), ("history g1 confirm 0a1b", "history", ("g1", None, "confirm 0a1b")),
+    ("HISTORY g1 3 CONFIRM 0a1b thanks", "history", ("g1", "3", "CONFIRM 0a1b thanks")), ("history of rome and greece", None, None), ("Draw", "draw", ()), ("CONCEDE", "concede", ()),
     ("REPORT 2", "report", ("2",)), ("help", "help", (None,)),
     ("waiting for bob", None, None), ("draw a card", None, None), ("list of my orders:", None, None),
     ("send it", None, None), ("set sail", None, None), ("no", None, None), ("", None, None),

@@ -173,6 +173,13 @@ def test_history_by_mail_is_public_only(played):
     (tmp / "inbox" / "h.eml").write_text("From: stranger@example.net\nSubject: history\nMessage-ID: <h@x>\n\nHISTORY p1\n",
                                          encoding="utf-8")
     run("ingest", tmp / "inbox")
+    # (a sender no seat's password vouches for confirms that it reads its mail first: finding 11)
+    [asked] = [r["body"] for r in db["outbox"].rows_where("to_addr = 'stranger@example.net'")]
+    assert not any(m in asked for m in [*WHITE_PRIVATE, GREY_PRIVATE, PUBLIC, GREY_PUBLIC])
+    code = re.search(r"HISTORY p1 CONFIRM (\w+)", asked).group(1)
+    (tmp / "inbox" / "h2.eml").write_text("From: stranger@example.net\nSubject: history\nMessage-ID: <h2@x>\n\n"
+                                          f"HISTORY p1 CONFIRM {code}\n", encoding="utf-8")
+    run("ingest", tmp / "inbox")
     [row] = db["outbox"].rows_where("kind = 'history'")
     assert PUBLIC in row["body"] and GREY_PUBLIC in row["body"]
     assert not any(m in row["body"] for m in [*WHITE_PRIVATE, GREY_PRIVATE])

@@ -212,8 +212,8 @@ def replace(db, game_id: str, player: str, newname: str, email: str | None = Non
             body = (f"Welcome to game {game['id']}: you take over the seat {seat['name']} (seat {seat['seat']}) "
                     f"from turn {game['phase']}.\nYour password: {password}\n"
                     f"Put it on the PASSWORD line of your orders (with PLAYER {seat['name']}); keep it to yourself.\n"
-                    f"Earlier turns: send HISTORY {game['id']} [TURN] for their public reports"
-                    " (the game's pages on the GM's site show them too).\n"
+                    f"Earlier turns: send HISTORY {game['id']} [TURN] with your PLAYER and PASSWORD lines for their "
+                    "public reports (the game's pages on the GM's site show them too).\n"
                     + (f"{controls.withdrawn(gone, before + chr(39) + 's')} Send your own (WAIT, DRAW, CONCEDE, "
                        "ABSENT) if you want one.\n" if gone else "") + "\n"
                     "Your latest report follows.\n\n" + latest)
@@ -279,7 +279,8 @@ def add_seat(db, game_id: str, name: str, email: str | None = None, *, by: str =
             body = (f"Welcome to game {game['id']}: you play the new seat {player} (seat {seat['seat']}) from turn {number}.\n"
                     f"Your password: {password}\n"
                     f"Put it on the PASSWORD line of your orders (with PLAYER {player}); keep it to yourself.\n"
-                    f"Earlier turns: send HISTORY {game['id']} [TURN] for their public reports.\n\n"
+                    f"Earlier turns: send HISTORY {game['id']} [TURN] with your PLAYER and PASSWORD lines for their "
+                    "public reports.\n\n"
                     "Your report follows.\n\n" + (texts.get(player) or ""))
             outbox.queue(db, kind="report", to_addr=addr, subject=f"[{game['id']}] you join as {player}: turn {number} report",
                          body=body + outbox.footer(game["id"]), game_id=game["id"], phase=number, player=player)
@@ -614,6 +615,15 @@ def observer_code(db, game_id: str, email: str) -> str:
     gid = (game_id or "").strip().lower()
     _observable(db, gid)
     return _code(db, "observe-key", "OBSERVE", gid, addr.lower())
+
+
+def history_code(db, game_id: str, email: str) -> str:
+    """The code that has a game's public history mailed (HISTORY GAME [TURN] CONFIRM CODE) to
+    an address no seat's password vouches for: good for that game and that address, any turn,
+    and known only to the store (an HMAC under a key kept in it) and to whoever reads that
+    address's mail -- a forged From has nothing mailed but the short answer that carries it."""
+    addr = clean_email(email)
+    return _code(db, "history-key", "HISTORY", "history", (game_id or "").strip().lower(), addr.lower())
 
 
 def _observing(db, gid: str, addr: str) -> str | None:

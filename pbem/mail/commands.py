@@ -103,7 +103,9 @@ From your registered address, no password needed:
 
 From anyone:
   - LIST                every game: type, turn, state, deadline, awaited
-  - HISTORY GAME [TURN] a game's public reports (all, or that turn's)
+  - HISTORY GAME [TURN] a game's public reports (all, or that turn's); at
+                        once with your PASSWORD in that game, else the reply
+                        asks you to confirm: HISTORY GAME [TURN] CONFIRM CODE
   - JOIN GAME [NAME]    a seat in a game open for sign-up (the reply asks you
                         to confirm: JOIN GAME [NAME] CONFIRM CODE; then your
                         password comes)
@@ -115,7 +117,8 @@ From anyone:
                         address, whose reply asks the new one to confirm
   - HELP                this help (with [GAME_ID]: the game's orders too)
 Words after STOP or after CONFIRM CODE are ignored (the answer says so). One
-message takes one CONFIRM.
+message takes one CONFIRM. A message with your PASSWORD is always answered;
+without it, at most 3 answers an hour go to one address.
 
 Press: at most {press_chars} characters a message, {press_day} messages a day per
 game; the game's press option may turn it off (none) or make it anonymous
@@ -193,6 +196,9 @@ class Incoming:
     budget: list[int] | None = None  # ...and the mails answering the whole message so far (MAX_MAILS)
     noted: bool = False  # the blocks set aside (`aside_note`) are told in one of its answers already
     outside: str | None = None  # the part of the requests typed outside every block: which blocks there are
+    # HISTORY's code, by game: "told" (an earlier line of this message carries it) or "confirmed"
+    # (an earlier line's code was right: the message's other HISTORY lines for that game are sent)
+    history_codes: dict = field(default_factory=dict)
 
     def aside_note(self) -> str | None:
         """Finding 01: the blocks of the message that were not read, and why (once a message)."""
@@ -396,6 +402,30 @@ def _authenticated(m: Incoming) -> bool:
     auto-responder knows the password; a forged From's wrong passwords must not silence the
     player, pbem.mail.guard)."""
     return m.row is not None and m.password is not None and m.password == m.row["password"]
+
+
+def _vouch(m: Incoming, gid: str | None = None) -> dict | None:
+    """The seat whose PASSWORD the message carries, from that seat's registered address (and
+    named by its PLAYER line, if it has one): of game `gid`, or (None) of any running game. Found, the message is authenticated -- its
+    answers are never held back by the reply cap, whatever it asks (HISTORY, HELP, LIST,
+    OBSERVE too: tester4 finding 12) -- and, when no other seat is named, the inbox row names
+    that seat. None when there is no such seat."""
+    if not (m.password and m.sender and m.is_mail):
+        return None
+    named = (m.found.inherited("player") or "").lower() if m.found else ""  # a PLAYER line: that seat's, or none
+    if gid is None:
+        found = m.db.execute(
+            "select p.game_id, p.name, p.person from players p join games g on g.id = p.game_id where g.status = 'running' "
+            "and lower(p.email) = lower(?) and p.password = ? order by p.game_id limit 1", [m.sender, m.password]).fetchone()
+    else:
+        found = m.db.execute("select game_id, name, person from players where game_id = ? and lower(email) = lower(?) "
+                             "and password = ? limit 1", [gid.lower(), m.sender, m.password]).fetchone()
+    if found is None or (named and named not in (found[1], (found[2] or "").lower())):
+        return None
+    m.out.authenticated = True
+    if m.out.game_id in (None, found[0]) and not m.out.player:
+        m.out.game_id, m.out.player = found[0], found[1]
+    return {"game_id": found[0], "name": found[1]}
 
 
 def _password_ok(m: Incoming, what: str) -> str | None:
@@ -631,14 +661,27 @@ HISTORY_LIMIT = 400_000  # characters of reports in one HISTORY reply; beyond it
 
 
 def history(m: Incoming) -> Answer:
-    """HISTORY GAME [TURN]: a game's public reports (every turn, or one), never a private one."""
-    gid, word = (m.request.args + (None, None))[:2]
+    """HISTORY GAME [TURN]: a game's public reports (every turn, or one), never a private one.
+    Mailed at once to a message that carries the password of its sender's seat in that game
+    (from the seat's registered address); to any other sender only once it confirms that it
+    reads its address (HISTORY GAME [TURN] CONFIRM CODE, the code the first answer carries:
+    good for that game and address, any turn). So a forged From has the judge mail nobody a
+    game's history (some 1 MB for a finished Faith game), only the short answer with the code,
+    and that counts in the reply cap (tester4 finding 11)."""
+    from pbem.host import seats
+
+    gid, word, rest = (m.request.args + (None, None, None))[:3]
     gid = gid or m.tag_game or (m.game_id if m.game else None)
     if not gid:
         return Answer.refused("HISTORY needs a game: HISTORY GAME [TURN]")
     game = _known_game(m.db, gid)
     if game is None:
         return Answer.refused(f"{no_such_game(gid)} (LIST shows the games)")
+    confirming, typed, extra = False, None, []
+    if word is not None and word.lower() == "confirm" and rest is None:  # HISTORY GAME CONFIRM (no code)
+        word, confirming = None, True
+    elif rest:
+        _, confirming, typed, extra = _confirm_parts(rest)
     turn = whole(word)
     if word is not None and turn is None:
         return Answer.refused(f"not a turn number: HISTORY {game['id']} '{header_safe(word, 20)}'; "
@@ -649,6 +692,34 @@ def history(m: Incoming) -> Answer:
             text = host.report(m.db, gid, None, turn)
         except NotFound as err:
             return Answer.refused(f"no such report: {err}")
+    elif not any(host.report_text(m.db, gid, n, None) is not None for n in range(game["phase"], 0, -1)):
+        return Answer.refused(f"game {gid} has no public report yet")
+    line = f"HISTORY {gid}" + (f" {turn}" if word is not None else "")
+    if _vouch(m, gid) is None and m.history_codes.get(gid) != "confirmed":  # the sender shows it reads its mail first
+        if not m.sender:
+            return Answer.refused("HISTORY needs a From address to answer, or your PLAYER and PASSWORD lines")
+        code = seats.history_code(m.db, gid, m.sender)
+        if not confirming and m.history_codes.get(gid) == "told":
+            return Answer(True, f"HISTORY: the same code as above: send {line} CONFIRM {code} from this address",
+                          f"HISTORY {gid}: confirmation asked")
+        if not confirming:
+            m.history_codes[gid] = "told"
+            asked = _ask_code(label=f"HISTORY {gid}", line=line, code=code,
+                              purpose=f"have {'the public report of turn ' + str(turn) if word is not None else 'the public reports'}"
+                                      f" of game {gid} mailed to {m.sender}",
+                              unasked="nothing more will come")
+            asked.text += (f"\n(The code is good for every turn of game {gid}, from this address. A player of the game "
+                           "sends HISTORY with their PLAYER and PASSWORD lines instead; the game's pages on the GM's "
+                           "site show the reports too.)")
+            return asked
+        refused = _check_code(m, line=line, typed=typed, right=lambda t: t == code,
+                              to_get=f"send {line} to have it mailed to {m.sender}",
+                              wrong=f"that is not the code sent to {m.sender} for game {gid} (send {line} for it)")
+        if refused:
+            return refused
+        m.out.authenticated = True  # the code proves the sender reads that address (as OBSERVE's)
+        m.history_codes[gid] = "confirmed"
+    if word is not None:
         title, numbers = f"[{gid}] history: turn {turn} (public report)", [turn]
     else:
         parts: list[str] = []
@@ -662,12 +733,13 @@ def history(m: Incoming) -> Answer:
                 break
             parts.append(t)
             size += len(t)
-        if not parts:
-            return Answer.refused(f"game {gid} has no public report yet")
         text = ("\n" + "=" * 78 + "\n\n").join(reversed(parts))
         title, numbers = f"[{gid}] history: the public reports", list(range(1, game["phase"] + 1))
     oid = outbox.queue(m.db, kind="history", to_addr=m.reply_to, subject=title, body=text + outbox.footer(gid),
                        game_id=gid, phase=numbers[-1], player=None, in_reply_to=m.mid, inbox_id=m.out.inbox_id)
+    if extra:  # the words after the code: said in the reply (`_conclude` tells a request that is not `document`)
+        return Answer(True, f"HISTORY: the public report{'s' if len(numbers) > 1 else ''} of {gid} sent to you "
+                            "separately" + _ignored(extra, "the code"), "HISTORY", oid, mails=True)
     return Answer(True, f"HISTORY: the public report{'s' if len(numbers) > 1 else ''} of {gid} "
                         "sent to you separately", "HISTORY", oid, document=True)
 
@@ -720,9 +792,9 @@ def _check_code(m: Incoming, *, line: str, typed: str | None, right: Callable[[s
 
 def _confirms(r: Request | None) -> bool:
     """Whether a request tries a confirmation code (JOIN or OBSERVE ... CONFIRM CODE)."""
-    if r is None or r.name not in ("join", "observe"):
+    if r is None or r.name not in ("join", "observe", "history"):
         return False
-    _, confirming, typed, _ = _confirm_parts(r.args[1] if len(r.args) > 1 else None)
+    _, confirming, typed, _ = _confirm_parts(r.args[-1] if r.name == "history" else r.args[1] if len(r.args) > 1 else None)
     return confirming and typed is not None
 
 
@@ -1094,6 +1166,7 @@ def _route(m: Incoming) -> Outcome:
     game_id = m.found.inherited("game") or tag_game
     if not game_id:
         if command.without_game:
+            _vouch(m)  # HELP with a seat's PASSWORD: never held back by the reply cap
             return command.without_game(m)
         unknown = _unknown_tag(m)
         if unknown:
@@ -1119,6 +1192,8 @@ def _route(m: Incoming) -> Outcome:
         if refused is not None:
             return refused
         out.authenticated = _authenticated(m)
+    elif command.needs == "game":
+        _vouch(m, game_id)  # HELP with the seat's PASSWORD: never held back by the reply cap
     handled = command.handle(m)
     if m.by_password:
         handled.reason += f" (taken for {m.by_password}: the game its password belongs to)"
@@ -1168,6 +1243,9 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
     if unknown and needs_game and not any(r is not None and COMMANDS[r.name].needs in ("nothing", "sender")
                                           for r in requests):
         return _unknown_game(m, unknown)
+    # a message with its sender's seat's PASSWORD is answered whatever it asks, never held back
+    # by the reply cap: LIST, HELP, OBSERVE... too (tester4 finding 12; HISTORY checks its own game)
+    _vouch(m, m.game["id"] if m.game else None)
     seat_checked = False
     seat_refusal: str | None = None
     answers: list[tuple[Request | None, Answer]] = []

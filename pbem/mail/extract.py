@@ -50,7 +50,10 @@ _COMMANDS = (
     ("observe", re.compile(r"^observe(?:[ \t]+(\S+)(?:[ \t]+((?:stop|confirm|address|set[ \t]+address)(?:[ \t].*)?))?)?$",
                            re.IGNORECASE)),
     ("list", re.compile(r"^list\.?$", re.IGNORECASE)),
-    ("history", re.compile(r"^history(?:[ \t]+(\S+)(?:[ \t]+(\S+))?)?$", re.IGNORECASE)),
+    # HISTORY GAME [TURN], HISTORY GAME [TURN] CONFIRM CODE (the code the first one mailed back to
+    # a sender no password vouches for); words after CONFIRM CODE are the handler's to ignore
+    ("history", re.compile(r"^history(?:[ \t]+(\S+)(?:[ \t]+(\S+))?(?:[ \t]+(confirm(?:[ \t].*)?))?)?$",
+                           re.IGNORECASE)),
     ("draw", re.compile(r"^draw\.?$", re.IGNORECASE)),
     ("concede", re.compile(r"^concede\.?$", re.IGNORECASE)),
     ("nodraw", re.compile(r"^no[ \t]?draw\.?$", re.IGNORECASE)),

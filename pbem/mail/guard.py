@@ -20,14 +20,16 @@ submission), but its reply is withheld (outbox status `withheld`), and the GM is
 an hour: a notice to the GM's address (the game's `gm_email`, else `gm` in pbem.toml's
 [mail], else PBEM_GM) and a line in `pbem status`. **The reply cap** -- at most
 `REPLY_CAP` answers an hour to one address for messages that were rejected (or asked for
-HELP, or were answered though no seat vouches for their sender: LIST, HISTORY, JOIN,
+HELP, or were answered though no seat vouches for their sender: LIST, HISTORY's code, JOIN,
 OBSERVE): whatever auto-responder is not recognised, a mail loop cannot start. Acknowledgements of accepted
 orders and requested reports are never capped, nor any answer to a message sent with its
-seat's right password (refused orders or commands: a player always learns why, no
-auto-responder knows the password, and wrong passwords under a forged From cannot use up the
-player's cap),
+sender's seat's right password (refused orders or commands, HISTORY, HELP, LIST, OBSERVE: a
+player always learns why, no auto-responder knows the password, and wrong passwords under a
+forged From cannot use up the player's cap),
 and a seat's wrong passwords are left to the guessing throttle (a player who mistypes is
-answered up to GUESS_LIMIT times).
+answered up to GUESS_LIMIT times). A reply held back by the cap from an address that holds a
+seat or observes a game is followed by one short note an hour that says so (`_tell_capped`):
+a player is never left in silence; any other address hears nothing more.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from email.message import Message
 from pbem.core.numbers import whole
 from pbem.host import schedule
 from pbem.host.outbox import clean_address, header_safe
-from pbem.mail.headers import automatic, filename, header, names_present, once, raw_header, sender_of
+from pbem.mail.headers import automatic, filename, header, msgid_ok, names_present, once, raw_header, sender_of
 from pbem.mail.mime import as_typed
 from pbem.mail.outcome import Context, Outcome
 
@@ -357,7 +359,7 @@ def _capped(out: Outcome) -> bool:
             or out.confirm_failed)
 
 
-def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
+def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0, msg: Message | None = None) -> None:
     if not _capped(out):
         return
     to = db.execute("select to_addr from outbox where id > ? and inbox_id = ? and +status = 'queued' limit 1",
@@ -371,18 +373,57 @@ def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0) -> None:
     if not to:
         return
     addr = to[0]
-    answered = db.execute(
-        "select count(*) from outbox o join inbox i on i.id = o.inbox_id "
+    answered, first = db.execute(
+        "select count(*), min(o.created) from outbox o join inbox i on i.id = o.inbox_id "
         "where lower(o.to_addr) = lower(?) and o.created >= ? and o.status != 'withheld' and o.inbox_id != ? "
         "and (i.outcome = 'rejected' or i.reason like 'help sent%' or i.player is null or i.id in "
         "(select inbox_id from guard_log where kind = 'confirm-failed' and at >= ?))",
-        [addr, _since(), out.inbox_id, _since()]).fetchone()[0]
+        [addr, _since(), out.inbox_id, _since()]).fetchone()
     if answered < REPLY_CAP:
         return
     why = f"not answered: {answered} replies to {addr} within an hour already (the reply cap)"
     _withhold(db, out, why, floor)
     out.reason = f"{out.reason} -- {why}"
     _log(db, "reply-cap", out, addr, why)
+    _tell_capped(db, out, addr, answered, first, msg)
+
+
+def _tell_capped(db, out: Outcome, addr: str, answered: int, first: str | None, msg: Message | None) -> None:
+    """A message held back by the reply cap from an address that holds a seat in a running
+    game or observes a game: one short note an hour says so (what to do: PLAYER and PASSWORD
+    lines are always answered; or when to send it again), so a player is never left in
+    silence. Any other address gets nothing (the cap exists so that a forged From cannot have
+    the judge mail somebody who never asked); nor does a known one again within the hour: a
+    forged From makes at most REPLY_CAP answers and one note an hour to a player."""
+    from pbem.host import outbox
+
+    seat = db.execute("select p.game_id from players p join games g on g.id = p.game_id where g.status = 'running' "
+                      "and lower(p.email) = lower(?) order by p.game_id = ? desc, p.game_id limit 1",
+                      [addr, out.game_id]).fetchone()
+    watcher = None if seat else db.execute("select game_id from observers where lower(email) = lower(?) "
+                                           "order by game_id = ? desc, game_id limit 1", [addr, out.game_id]).fetchone()
+    if not seat and not watcher:
+        return
+    if db.execute("select 1 from guard_log where kind = 'cap-told' and lower(address) = lower(?) and at >= ?",
+                  [addr, _since()]).fetchone():
+        return
+    free = (schedule.parse_time(first) if first else schedule.now()) + WINDOW  # the oldest answer counted leaves the hour
+    game = (seat or watcher)[0]
+    mid = msgid_ok(raw_header(msg, "Message-ID")) if msg is not None else None
+    subject = header_safe(header(msg, "Subject")) if msg is not None else ""
+    about = f' (subject "{header_safe(subject, 80)}")' if subject else ""
+    how = ("Send it again with your PLAYER and PASSWORD lines: a message with your seat's password is always "
+           "answered." if seat else "Send it again after that time.")
+    oid = outbox.queue(
+        db, kind="notice", to_addr=addr, game_id=game, player=None, in_reply_to=mid,  # (guard_log links it to the message)
+        subject=f"[{game}] your message was not answered (the reply cap)",
+        body=(f"pbem: your message{about} was received, but not answered: {answered} replies went to {addr} within the "
+              "hour already for messages no seat's password vouched for (the reply cap: it keeps an auto-responder "
+              "or a forged From from having the judge mail without end).\n\n"
+              f"{how}\nUntil {schedule.iso(free)} further such messages are not answered, and this note is not "
+              "sent again.\n" + outbox.footer(game)))
+    out.reason += "; a note says so (once an hour)"
+    _log(db, "cap-told", out, addr, f"told of the reply cap ({'a seat in' if seat else 'observes'} {game})", oid)
 
 
 # --- the one entry point ---------------------------------------------------------------------------
@@ -411,5 +452,5 @@ def guarded(dispatch: Callable[..., Outcome], db, item, raw: bytes, msg: Message
     if result.inbox_id and _capped(result):
         sender = sender_of(msg) if msg is not None else None
         _guessing(db, result, sender, floor)
-        _reply_cap(db, result, sender, floor)
+        _reply_cap(db, result, sender, floor, msg)
     return result
