@@ -117,6 +117,10 @@ def test_a_players_requests_with_her_password_are_never_capped(run, tmp_path):
     assert [f"[g] history: turn {t} (public report)" for t in (1, 2, 3, 4, 5)] == [s for s in subjects if "history" in s]
     # five histories; three helps, and a reply to each message of the others but HELP alone
     assert len(got) == 5 + 3 + 4 and subjects.count("[g] order documentation (gods)") == 3, subjects
+    # ...nor do they count against her address's cap: her next messages without the password are answered
+    for _ in range(3):
+        line = mail_in(run, tmp_path, "dora@play.test", "LIST", subject="[g] list")
+        assert "reply cap" not in line, line
 
 
 def test_a_capped_player_is_told_once_and_a_capped_stranger_hears_nothing(run, tmp_path):

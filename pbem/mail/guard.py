@@ -368,8 +368,9 @@ def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0, msg: Messag
         _log(db, "confirm-failed", out, to[0] if to else sender, "a wrong confirmation code")
     if out.reason.startswith("bad password") and out.player and not out.confirm_failed:
         return  # a seat's wrong passwords: the guessing throttle's to judge (a player may mistype)
-    if out.authenticated:
-        return  # a message with its seat's right password: a player is always told why it was refused
+    if out.authenticated:  # a message with its seat's right password: a player is always told why it was refused
+        _log(db, "vouched", out, sender, "answered whatever the reply cap: its seat's password (or a right code)")
+        return  # (and its answers do not count against the cap of its address: `answered` below)
     if not to:
         return
     addr = to[0]
@@ -377,8 +378,9 @@ def _reply_cap(db, out: Outcome, sender: str | None, floor: int = 0, msg: Messag
         "select count(*), min(o.created) from outbox o join inbox i on i.id = o.inbox_id "
         "where lower(o.to_addr) = lower(?) and o.created >= ? and o.status != 'withheld' and o.inbox_id != ? "
         "and (i.outcome = 'rejected' or i.reason like 'help sent%' or i.player is null or i.id in "
-        "(select inbox_id from guard_log where kind = 'confirm-failed' and at >= ?))",
-        [addr, _since(), out.inbox_id, _since()]).fetchone()
+        "(select inbox_id from guard_log where kind = 'confirm-failed' and at >= ?)) "
+        "and i.id not in (select inbox_id from guard_log where kind = 'vouched' and at >= ?)",
+        [addr, _since(), out.inbox_id, _since(), _since()]).fetchone()
     if answered < REPLY_CAP:
         return
     why = f"not answered: {answered} replies to {addr} within an hour already (the reply cap)"
