@@ -65,6 +65,7 @@ def test_resume_moves_the_deadline_out_of_a_declared_absence(run):
     r = run("resume", "d1", now="2026-12-03T10:00:00Z")
     assert r.returncode == 0, r.stderr
     assert "deadline 2026-12-08T00:00:00Z (moved to the end of bob's declared absence" in r.stdout, r.stdout
+    assert "declared absence, which runs from" in r.stdout, r.stdout  # the range is the absence's, not the deadline's
     assert _status(run)["deadline"] == "2026-12-08T00:00:00Z"
     told = [b for b in outbox_bodies(run.cwd, to="ann@example.org") if "has resumed" in b]
     assert told and "(2026-12-08T00:00:00Z), the end of a player's declared absence." in told[-1], told

@@ -153,6 +153,20 @@ def test_a_wait_leaves_with_a_player_the_gm_replaces_and_the_newcomer_is_told(ru
 
 # --- 05: an absence charges only the days not declared before ------------------------------------
 
+def test_a_deadline_the_leavers_absence_moved_stays_and_everyone_is_told_so(run):
+    """The re-check of finding 03: bob's absence moved the set-up turn's deadline (Dec 3 20:00
+    -> Dec 8 00:00); he resigns. The deadline stays where everyone was told it is, and the
+    notices say so rather than leaving the others to wonder."""
+    pw = _deity(run, "ann", "bob", "cat")
+    _mail(run, "ab", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nABSENT FROM 2026-12-03 TO 2026-12-07")
+    assert json.loads(run("status", "d1", "--json").stdout)["games"][0]["deadline"] == "2026-12-08T00:00:00Z"
+    _mail(run, "rs", "bob@example.org", f"PLAYER bob\nPASSWORD {pw['bob']}\nRESIGN")
+    told = [b for b in _bodies(run, "ann@example.org") if "has resigned" in b]
+    assert told and "turn 1's deadline, moved to its end, stays there as announced" in told[-1], told
+    assert "stays there as announced" in _bodies(run, "bob@example.org")[-1]
+    assert json.loads(run("status", "d1", "--json").stdout)["games"][0]["deadline"] == "2026-12-08T00:00:00Z"
+
+
 def _absent(run, n: int, pw: str, line: str) -> str:
     _mail(run, f"a{n}", "bob@example.org", f"PLAYER bob\nPASSWORD {pw}\n{line}", game="g")
     return _bodies(run, "bob@example.org")[-1]

@@ -228,11 +228,15 @@ def test_gods_orders_with_one_of_two_actions_say_what_is_done_by_default(run, tm
     assert found, ack
     assert ("You are the only player asked, so the turn is resolved at the judge's next run, before its deadline: to do "
             "more yourself, send your complete orders again now") in ack, ack
+    # ...and promises no time until the deadline (the re-check of finding 07)
+    assert "send again to change them before the turn is resolved (see above)" in ack, ack
+    assert "before the deadline." not in ack, ack
     default = found.group(1)
     # her complete orders (the second action her own): nothing is left to a default, and the ack says nothing of it
     run("ingest", eml(tmp_path, "m2", "ann@play.test", f"GAME g\nPLAYER ann\nPASSWORD {pw['ann']}\n{order}\n{default}"))
     ack = outbox_bodies(tmp_path, kind="ack", to="ann@play.test")[-1]
     assert "2 accepted" in ack and "NOT COMPLETE" not in ack and "by default" not in ack, ack
+    assert "send again to change them before the deadline." in ack, ack
     # what the first acknowledgement named is what resolution does when the second action is left out
     run("ingest", eml(tmp_path, "m3", "ann@play.test", f"GAME g\nPLAYER ann\nPASSWORD {pw['ann']}\n{order}"))
     assert "g turn 1: resolved" in run("resolve", "--all").stdout

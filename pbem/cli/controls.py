@@ -70,7 +70,7 @@ def resume(
     from pbem.host import controls
 
     r = controls.resume(_store(), game_id, at=at, tz=tz, reason=reason)
-    moved = "".join(f" (moved to the end of {a['player']}'s declared absence, from {a['start']} to {a['end']})"
+    moved = "".join(f" (moved to the end of {a['player']}'s declared absence, which runs from {a['start']} to {a['end']})"
                     for a in r["absences"][-1:])
     typer.echo(f"{r['game']}: resumed; deadline {r['deadline'] or 'none'}{moved}")
     for warning in r["warnings"]:  # finding 10: --at inside a declared absence of a player asked

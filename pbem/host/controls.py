@@ -558,9 +558,15 @@ def drop_seat_flags(db, game: dict, seat: str) -> list[str]:
         if words not in gone:
             gone.append(words)
     now = schedule.iso(schedule.now())
+    row = db.execute("select deadline from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone()
+    deadline = row[0] if row else None
     for begin, end in db.execute("select start, [end] from absences where game_id = ? and player = ? and [end] > ? "
                                  "order by start", [game["id"], seat, now]).fetchall():
-        gone.append(f"absence from {_show(game, begin)} to {_show(game, end)}")
+        # the re-check of finding 03: a deadline this absence moved is not moved back (everyone
+        # was told it; the others may count on it); the notice says so instead of leaving it unsaid
+        kept = (f" (turn {game['phase']}'s deadline, moved to its end, stays there as announced)"
+                if deadline and schedule.parse_time(deadline) == schedule.parse_time(end) else "")
+        gone.append(f"absence from {_show(game, begin)} to {_show(game, end)}{kept}")
     db.execute("delete from waits where game_id = ? and player = ?", [game["id"], seat])
     db.execute("delete from proposals where game_id = ? and player = ?", [game["id"], seat])
     # a declared absence is its person's too: a deadline moved for it stays, none moves for it

@@ -307,10 +307,14 @@ class Ack:
             out.append("(no orders, and none are asked of you this turn: nothing is needed from you until it is your turn)")
         out.append(f"{accepted} accepted, {rejected} rejected." + (f" {ignored} ignored (not orders)." if ignored else ""))
         out += self._defaults_note()
+        # the re-check of finding 07: when the turn may be resolved before its deadline (said
+        # just above), "before the deadline" would promise time the player may not have
+        by = ("before the turn is resolved (see above)" if self.defaults and self.ready and self.defaults["early"]
+              else "before the deadline")
         if self.confirms:
-            out.append("Send new orders to change them before the deadline.")
+            out.append(f"Send new orders to change them {by}.")
         else:
-            out.append("These orders replace any you sent earlier for this turn; send again to change them before the deadline.")
+            out.append(f"These orders replace any you sent earlier for this turn; send again to change them {by}.")
         if self.replaces:
             out.append(f"They replace your orders received {self.replaces['received']} "
                        f"({plural(self.replaces['lines'], 'order line')}) with none. To keep those instead, send a line "
