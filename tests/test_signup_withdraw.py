@@ -87,3 +87,18 @@ def test_a_vacant_seat_asked_human_is_told_it_has_no_player(run, tmp_path):
     assert "vacant" in run("status", "g").stdout
     r = run("seat", "g", "bob", "--human")
     assert r.returncode != 0 and "has no player (they resigned)" in r.stderr and "already" not in r.stderr, r.stderr
+
+
+def test_a_signed_up_players_mail_with_her_password_is_always_answered(run, tmp_path):
+    """The re-check of finding 12: the reply cap holds back answers to mail no seat vouches
+    for; a sign-up's password from its address vouches as a seat's does."""
+    assert run("new", "gods", "op", "--open", "3").returncode == 0
+    pw = joined(run, tmp_path, "op", "amy@example.org", "amy")  # two replies already
+    for n in range(3):
+        r = run("ingest", eml(tmp_path, f"h{n}", "amy@example.org", f"GAME op\nPLAYER amy\nPASSWORD {pw}\nHELP"))
+        assert "reply cap" not in r.stdout, r.stdout
+    bodies = outbox_bodies(tmp_path, to="amy@example.org")
+    assert sum("has not started yet" in b for b in bodies) == 3, bodies
+    # without the password the cap still holds (a forged From knows no password)
+    said = [run("ingest", eml(tmp_path, f"u{n}", "amy@example.org", "GAME op\nPLAYER amy\nHELP")).stdout for n in range(4)]
+    assert "reply cap" in said[-1], said

@@ -1018,6 +1018,11 @@ def _open_signup(m: Incoming, signup: dict) -> Outcome:
     named = (m.found.inherited("player") or "").strip().lower()
     mine = [j for j in joined if (named and j["name"] == named)
             or (not named and m.sender and j["email"].lower() == m.sender.lower())]
+    if (len(mine) == 1 and m.password and m.sender and m.password == mine[0]["password"]
+            and mine[0]["email"].lower() == m.sender.lower()):
+        # her sign-up's password from her address vouches for her as a seat's does: never
+        # held back by the reply cap (the re-check of tester4 finding 12)
+        m.out.authenticated = True
     wants_resign = any(r.name == "resign" for r in m.found.requests)
     if wants_resign and len(mine) == 1:
         if m.password is None:
