@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 
 from pbem.host.outbox import header_safe
 from pbem.mail.headers import filename as part_filename
-from pbem.mail.headers import once
+from pbem.mail.headers import once, raw_header
 
 log = logging.getLogger("pbem.mail")
 
@@ -193,7 +193,15 @@ def _quoted(depth: int, text: str) -> str:
 
 
 def _flowed(part: Message) -> tuple[bool, bool]:
-    """Whether a text part is format=flowed (RFC 3676), and whether DelSp=yes."""
+    """Whether a text part is format=flowed (RFC 3676), and whether DelSp=yes: asked once a
+    part (the guard and the text finder both ask), and the parameters parsed only when the
+    Content-Type names "flowed" at all (get_param parses every parameter: 30 us a part)."""
+    return once(part, "flowed", lambda: _flowed_params(part))
+
+
+def _flowed_params(part: Message) -> tuple[bool, bool]:
+    if "flowed" not in raw_header(part, "Content-Type").lower():
+        return False, False
     try:
         flowed = (part.get_param("format") or "")
         delsp = (part.get_param("delsp") or "")
