@@ -374,7 +374,7 @@ def _cite_whole(game_type: str, reason: str) -> str:
         return ""
 
 
-_CHECKS: dict[tuple, list[LineResult]] = {}
+_CHECKS: dict[tuple, object] = {}  # `_by_position`'s results
 
 
 # issue 17: the most order lines one submission may hold. A turn's orders are a few dozen lines
@@ -385,39 +385,38 @@ MAX_ORDER_LINES = 300
 
 
 def _checked(db, rules, game: dict, player: str, script: Script, kept: dict | None = None) -> list[LineResult]:
-    """engine.check_script of `script` in the game's open turn; issue 17: worked out once for
-    the same lines against the same position (the phase's state hash; an ingest run meets the
-    same orders mailed again and again), each caller getting its own copies. `kept`: where
-    the caller keeps rows it read in this transaction while nothing changes them (the phase's
-    state hash is read once a run, as the mail layer's Context.rows)."""
-    row = read.kept(kept, ("state_hash", game["id"], game["phase"]), lambda: db.execute(
-        "select state_hash from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone())
-    key = (game["type"], row[0] if row else None, player, tuple((line.number, line.text) for line in script.lines))
-    found = _CHECKS.get(key) if row and row[0] else None
-    if found is None:
-        found = engine.check_script(rules, current_state(db, game), player, script)
-        if row and row[0]:
-            if len(_CHECKS) >= 256:
-                _CHECKS.clear()
-            _CHECKS[key] = found
+    """engine.check_script of `script` in the game's open turn (`_by_position`), each caller
+    getting its own copies."""
+    found = _by_position(db, game, player, script, kept, "check",
+                         lambda state: engine.check_script(rules, state, player, script))
     return [_copied(r) for r in found]
 
 
 def _defaults_after(db, rules, game: dict, player: str, script: Script, kept: dict | None = None):
-    """engine.defaults_after of `script` in the game's open turn, worked out once for the
-    same lines against the same position, as `_checked` (an ingest run meets the same orders
-    mailed again and again: 0.2 ms each time, a third of an order mail's cost)."""
+    """engine.defaults_after of `script` in the game's open turn (`_by_position`: 0.2 ms a
+    time, a third of an order mail's cost, were it worked out for each)."""
+    found = _by_position(db, game, player, script, kept, "defaults",
+                         lambda state: engine.defaults_after(rules, state, player, script) or ())
+    return (list(found[0]), found[1], found[2]) if found else None
+
+
+def _by_position(db, game: dict, player: str, script: Script, kept: dict | None, what: str, work):
+    """`work(state)` of the game's open turn, worked out once for the same lines against the
+    same position (issue 17: keyed by the phase's state hash; an ingest run meets the same
+    orders mailed again and again). `kept`: where the caller keeps rows it read in this
+    transaction while nothing changes them (the phase's state hash is read once a run, as
+    the mail layer's Context.rows). `what` keeps apart the results of different `work`."""
     row = read.kept(kept, ("state_hash", game["id"], game["phase"]), lambda: db.execute(
         "select state_hash from phases where game_id = ? and number = ?", [game["id"], game["phase"]]).fetchone())
-    key = ("defaults", game["type"], row[0] if row else None, player, tuple((line.number, line.text) for line in script.lines))
+    key = (what, game["type"], row[0] if row else None, player, tuple((line.number, line.text) for line in script.lines))
     found = _CHECKS.get(key) if row and row[0] else None
     if found is None:
-        found = engine.defaults_after(rules, current_state(db, game), player, script) or ()
+        found = work(current_state(db, game))
         if row and row[0]:
             if len(_CHECKS) >= 256:
                 _CHECKS.clear()
             _CHECKS[key] = found
-    return (list(found[0]), found[1], found[2]) if found else None
+    return found
 
 
 def _copied(r: LineResult) -> LineResult:
