@@ -1014,7 +1014,7 @@ def _open_signup(m: Incoming, signup: dict) -> Outcome:
     if m.is_mail and not m.sender:
         m.out.outcome, m.out.reason = "rejected", f"game '{gid}' has not started yet (and no From address to tell)"
         return m.out
-    joined = read.rows(m.db, "select * from signup_players where game_id = ? order by joined, name", [gid])
+    joined = read.signed_up(m.db, gid)
     named = (m.found.inherited("player") or "").strip().lower()
     mine = [j for j in joined if (named and j["name"] == named)
             or (not named and m.sender and j["email"].lower() == m.sender.lower())]
@@ -1071,17 +1071,29 @@ def _seat_games(m: Incoming) -> list[str]:
         "where g.status = 'running' and lower(p.email) = lower(?) order by p.game_id", [m.sender]).fetchall()]
 
 
-def _password_game(m: Incoming, games: list[str]) -> str | None:
-    """Of the running games in which the sender's address holds a seat (`games`), the one
-    whose seat's password is the message's PASSWORD, when it is exactly one; else None (no
-    PASSWORD, or one that is no seat's or several seats' password: the sender is asked which)."""
+def _password_game(m: Incoming) -> str | None:
+    """Of the running games in which the sender's address holds a seat, the one whose seat's
+    password is the message's PASSWORD, when it is exactly one; else None (no PASSWORD, or
+    one that is no seat's or several seats' password: the sender is asked which)."""
     if not m.password or not m.sender:
         return None
     hits = [r[0] for r in m.db.execute(
         "select distinct p.game_id from players p join games g on g.id = p.game_id "
         "where g.status = 'running' and lower(p.email) = lower(?) and p.password = ?", [m.sender, m.password]).fetchall()]
-    hits = [g for g in hits if g in games]
     return hits[0] if len(hits) == 1 else None
+
+
+def _sender_games(m: Incoming) -> list[str]:
+    """The games a message that names none may be for: the running games in which its
+    sender's address holds a seat (`_seat_games`), narrowed, when there are several, to the
+    one its PASSWORD belongs to (`m.by_password`, which its answers name) if it belongs to one.
+    More than one left: the sender is to be asked which (`_which_game`)."""
+    seats = _seat_games(m)
+    if len(seats) > 1:
+        m.by_password = _password_game(m)
+        if m.by_password:
+            return [m.by_password]
+    return seats
 
 
 def password_note(game_id: str) -> str:
@@ -1176,12 +1188,9 @@ def _route(m: Incoming) -> Outcome:
         unknown = _unknown_tag(m)
         if unknown:
             return _unknown_game(m, unknown)
-        seats = _seat_games(m) if m.found.has_content else []  # a seat holder's orders: their game's
+        seats = _sender_games(m) if m.found.has_content else []  # a seat holder's orders: their game's
         if len(seats) > 1:
-            m.by_password = _password_game(m, seats)  # ...of several: the one their PASSWORD is for
-            if not m.by_password:
-                return m.reject(_which_game(seats), to=m.sender, game_exists=False)
-            seats = [m.by_password]
+            return m.reject(_which_game(seats), to=m.sender, game_exists=False)
         if not seats:
             return m.ignore("not for any game: no GAME line and no [GAME_ID] in the subject")
         game_id = seats[0]
@@ -1230,10 +1239,7 @@ def _many(m: Incoming, requests: list[Request | None]) -> Outcome:
         unknown = game_id = _unknown_tag(m)
     which: list[str] = []  # the games the sender holds seats in, when the message names none of several
     if not game_id and needs_game:
-        seats = _seat_games(m)  # a seat holder's requests: their game's
-        if len(seats) > 1:  # ...of several: the one their PASSWORD is for, if it is one's
-            m.by_password = _password_game(m, seats)
-            seats = [m.by_password] if m.by_password else seats
+        seats = _sender_games(m)  # a seat holder's requests: their game's
         if len(seats) == 1:
             game_id = seats[0]
             m.game = m.known_game(game_id)
