@@ -554,7 +554,7 @@ def drop_seat_flags(db, game: dict, seat: str) -> list[str]:
         gone.append(f"WAIT for turn {number}")
     for (kind,) in db.execute("select kind from proposals where game_id = ? and player = ? order by phase",
                               [game["id"], seat]).fetchall():
-        words = "vote for a draw" if kind == "draw" else "concession"
+        words = _VOTE.get(kind, kind)
         if words not in gone:
             gone.append(words)
     now = schedule.iso(schedule.now())

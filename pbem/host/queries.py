@@ -90,8 +90,7 @@ def status(db, game_id: str | None = None) -> dict:
     # games open for sign-up: no turn yet (issue 13: `pbem status` lists them as open)
     signups = [{"id": g["id"], "type": g["type"], "title": get_rules(g["type"]).info.title, "status": "open",
                 "seats": g["seats"], "joined": g["joined"],
-                "players": [r[0] for r in db.execute("select name from signup_players where game_id = ? order by joined, name",
-                                                     [g["id"]]).fetchall()]} for g in opened]
+                "players": [j["name"] for j in read.signed_up(db, g["id"])]} for g in opened]
     return {"version": 1, "now": schedule.iso(schedule.now()), "games": out, "open": signups, "mail": read.outbox_counts(db)}
 
 

@@ -75,6 +75,12 @@ def open_game(db, game_id: str | None) -> dict | None:
     return found[0] if found else None
 
 
+def signed_up(db, game_id: str) -> list[dict]:
+    """The players who took a seat in a game open for sign-up (signup_players rows: name,
+    email, password, joined), in the order they joined (the same second: by name)."""
+    return rows(db, "select * from signup_players where game_id = ? order by joined, name", [game_id])
+
+
 def open_games(db) -> list[dict]:
     """Every game open for sign-up, by id (see `open_game`)."""
     if not has_table(db, "signups"):

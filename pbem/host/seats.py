@@ -85,12 +85,19 @@ def _readdress(db, game_id: str, seat_name: str, old: str | None, new: str) -> d
     address just corrected away. Returns how many of each were moved."""
     if not old:
         return {"queued": 0, "failed": 0}
-    mine = "game_id = ? and player = ? and lower(to_addr) = lower(?)"
+    return _move_unsent(db, "game_id = ? and player = ? and lower(to_addr) = lower(?)", [game_id, seat_name, old],
+                        old, new)
+
+
+def _move_unsent(db, mine: str, params: list, old: str, new: str) -> dict[str, int]:
+    """The outbox rows `mine` (a condition, with its `params`) picks, not sent yet, go to
+    `new`: the queued ones, and those refused at `old` (`failed`) queued again. Returns how
+    many of each were moved (a seat's mail: `_readdress`; an observer's: `move_observer`)."""
     queued = db.execute(f"update outbox set to_addr = ?, next_attempt = null where {mine} and status = 'queued'",
-                        [new, game_id, seat_name, old]).rowcount
+                        [new, *params]).rowcount
     failed = db.execute(f"update outbox set to_addr = ?, status = 'queued', next_attempt = null, last_error = ? "
                         f"where {mine} and status = 'failed'",
-                        [new, f"refused at {old}; queued again for {new}", game_id, seat_name, old]).rowcount
+                        [new, f"refused at {old}; queued again for {new}", *params]).rowcount
     return {"queued": queued, "failed": failed}
 
 
@@ -401,7 +408,7 @@ def _joinable(db, game_id: str, email: str, name: str | None) -> tuple[dict, lis
     None). Raises the reason it may not (a PbemError; NotFound for no such open game)."""
     signup = _signup(db, game_id)
     addr = clean_email(email)
-    joined = read.rows(db, "select * from signup_players where game_id = ? order by joined, name", [signup["id"]])
+    joined = read.signed_up(db, signup["id"])
     if any(j["email"].lower() == addr.lower() for j in joined):
         mine = next(j["name"] for j in joined if j["email"].lower() == addr.lower())
         raise PbemError(f"{addr} has already joined game '{signup['id']}' as {mine}")
@@ -471,8 +478,7 @@ def withdraw(db, game_id: str, player: str, *, by: str = "gm", reason: str | Non
     name = (player or "").strip().lower()
     found = read.rows(db, "select * from signup_players where game_id = ? and name = ?", [signup["id"], name])
     if not found:
-        joined = [r[0] for r in db.execute("select name from signup_players where game_id = ? order by joined, name",
-                                           [signup["id"]]).fetchall()]
+        joined = [j["name"] for j in read.signed_up(db, signup["id"])]
         raise NotFound(f"nobody signed up for game '{signup['id']}' as '{player}'"
                        + (f"; signed up: {', '.join(joined)}" if joined else "; nobody has signed up yet"))
     row = found[0]
@@ -500,7 +506,7 @@ def close_signup(db, game_id: str, *, reason: str | None = None) -> str:
     """The GM's `pbem end` of a game open for sign-up: the sign-up is closed and gone (no game
     was set up: there is no seed to reveal, no result); each player who joined is told."""
     signup = _signup(db, game_id)
-    joined = read.rows(db, "select * from signup_players where game_id = ? order by joined, name", [signup["id"]])
+    joined = read.signed_up(db, signup["id"])
     why = f" ({reason})" if reason else ""
     with db.atomic():
         for j in joined:
@@ -546,7 +552,7 @@ def start(db, game_id: str, *, turns=None) -> dict:
     from pbem.host import service
 
     signup = _signup(db, game_id, starting=True)
-    joined = read.rows(db, "select * from signup_players where game_id = ? order by joined, name", [signup["id"]])
+    joined = read.signed_up(db, signup["id"])
     info = get_rules(signup["type"]).info
     if len(joined) < info.min_players:
         raise PbemError(f"game '{signup['id']}' needs at least {info.min_players} players to start; {len(joined)} joined")
@@ -656,6 +662,10 @@ def observer_move_code(db, game_id: str, old: str, new: str) -> str:
     a forged From moves nobody's mail (an HMAC under a key kept in the store, as
     `observer_code`). Refused as the move itself would be."""
     gid, was, addr = _movable(db, game_id, old, new)
+    return _move_code(db, gid, was, addr)
+
+
+def _move_code(db, gid: str, was: str, addr: str) -> str:
     return _code(db, "observer-address-key", "OBSERVE ADDRESS", "move", gid, was.lower(), addr.lower())
 
 
@@ -667,9 +677,7 @@ def observer_moved_by(db, game_id: str, new: str, code: str) -> str | None:
     gid = (game_id or "").strip().lower()
     addr = clean_email(new)
     for was in read.observers(db, gid):
-        if was.lower() != addr.lower() and hmac.compare_digest(
-                _code(db, "observer-address-key", "OBSERVE ADDRESS", "move", gid, was.lower(), addr.lower()),
-                code.lower()):
+        if was.lower() != addr.lower() and hmac.compare_digest(_move_code(db, gid, was, addr), code.lower()):
             return was
     return None
 
@@ -684,11 +692,7 @@ def move_observer(db, game_id: str, old: str, new: str, *, by: str = "gm") -> di
     mine = "game_id = ? and player is null and lower(to_addr) = lower(?) and kind in ('observer', 'notice', 'press')"
     with db.atomic():
         db.execute("update observers set email = ? where game_id = ? and lower(email) = lower(?)", [addr, gid, was])
-        queued = db.execute(f"update outbox set to_addr = ?, next_attempt = null where {mine} and status = 'queued'",
-                            [addr, gid, was]).rowcount
-        failed = db.execute(f"update outbox set to_addr = ?, status = 'queued', next_attempt = null, last_error = ? "
-                            f"where {mine} and status = 'failed'",
-                            [addr, f"refused at {was}; queued again for {addr}", gid, was]).rowcount
+        moved = _move_unsent(db, mine, [gid, was], was, addr)
         record_action(db, gid, by=by, action="observe", detail="an observer moved to a new address")
         text = (f"The observer of game {gid} at {was} is now at {addr}: the game's public reports go there from now "
                 "on (those not sent yet too).\nIf you did not ask for this, tell the GM at once.\n")
@@ -697,7 +701,7 @@ def move_observer(db, game_id: str, old: str, new: str, *, by: str = "gm") -> di
         for to, footer in ((was, left), (addr, observer_footer(gid, over=over))):
             outbox.queue(db, kind="notice", to_addr=to, subject=f"[{gid}] new address for an observer",
                          body=text + footer, game_id=gid, phase=game["phase"] if game else None)
-    return {"game": gid, "email": addr, "was": was, "moved": {"queued": queued, "failed": failed}}
+    return {"game": gid, "email": addr, "was": was, "moved": moved}
 
 
 def observers(db, game_id: str) -> list[str]:
