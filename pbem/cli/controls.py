@@ -147,13 +147,7 @@ def seat(
     elif email is not None:
         r = seats.set_address(db, game_id, player, email)
         typer.echo(f"{r['game']}: {r['player']} is now at {r['email']} (was {r['was'] or 'no address'}); both are told")
-        moved = r["moved"]
-        if moved["queued"] or moved["failed"]:
-            n = moved["queued"] + moved["failed"]
-            typer.echo(f"  {plural(n, 'message')} not yet sent to {r['was']} now {'goes' if n == 1 else 'go'} to {r['email']}"
-                       + ("" if not moved["failed"] else " (refused at the old address, queued again)" if moved["failed"] == n
-                          else f" ({moved['failed']} of them refused at the old address, queued again)")
-                       + ": `pbem send` delivers them")
+        _say_moved(r)
     elif reset_password:
         password = seats.reset_password(db, game_id, player)
         typer.echo(f"{game_id}: {player} has a new password: {password} (mailed to the seat's address, if any)")
@@ -257,11 +251,17 @@ def observe(
         return
     r = seats.move_observer(_store(), game_id, email, new_email)
     typer.echo(f"{r['game']}: the observer at {r['was']} is now at {r['email']}; both are told")
+    _say_moved(r)
+
+
+def _say_moved(r: dict) -> None:
+    """What a new address (a seat's, an observer's) took along: the mail not yet sent to the old one."""
     moved = r["moved"]
     if moved["queued"] or moved["failed"]:
         n = moved["queued"] + moved["failed"]
         typer.echo(f"  {plural(n, 'message')} not yet sent to {r['was']} now {'goes' if n == 1 else 'go'} to {r['email']}"
-                   + ("" if not moved["failed"] else f" ({moved['failed']} of them refused at the old address, queued again)")
+                   + ("" if not moved["failed"] else " (refused at the old address, queued again)" if moved["failed"] == n
+                      else f" ({moved['failed']} of them refused at the old address, queued again)")
                    + ": `pbem send` delivers them")
 
 
